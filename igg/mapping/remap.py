@@ -4,6 +4,7 @@ graph a fresh map would build applied as one step (see ``igg.mapping.update`` fo
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
@@ -16,7 +17,7 @@ from igg.agents.code.mapping import SchemaFit
 from igg.codemap.cache import FactsCache, content_hash
 from igg.codemap.facts import CallableDecl, FileFacts
 from igg.codemap.language import get as get_language
-from igg.codemap.language import is_config, is_stub
+from igg.codemap.language import is_config, is_stub, language_of
 from igg.codemap.link import link
 from igg.codemap.model import CallRow, KeptCalls
 from igg.codemap.routes import handler_names
@@ -26,6 +27,7 @@ from igg.graph.collector import collector_paused
 from igg.graph.state import GraphState
 from igg.mapping.difference import plan_difference, plan_file_difference
 from igg.mapping.limits import check_update_size
+from igg.mapping.touched import alone, sibling_files
 from igg.mapping.updated import UpdateResult, update_result
 from igg.record.logs import get_logger
 from igg.store.location import resolve_store_path, sidecar_path
@@ -161,8 +163,7 @@ def _reach(
     path (else none). None when that cannot be known (a change that reaches further, a stub, facts or names
     missing from the cache): every file is then linked again. ``moved``: the files added and removed (path ->
     module name and content hash at the last map), which ``touched.alone`` found to name no other file: they
-    reach every file of their languages and every file that mentions a name they declare
-    (``_moved_reach``)."""
+    reach every file of their languages (``_moved_reach``)."""
     added, removed = moved
     if not earlier and not added and not removed:
         return set(), {}
@@ -189,11 +190,10 @@ def _reach(
                 return None
             flowed.add(f.language)
     if added or removed:
-        found_moved = _moved_reach(facts, added, removed, cache, handlers)
-        if found_moved is None:
+        languages = _moved_reach(facts, added, removed, cache, handlers)
+        if languages is None:
             return None
-        names.update(found_moved[0])
-        flowed.update(found_moved[1])
+        flowed.update(languages)
     if not names and not flowed:
         return set(new), {f.path: old for f, old in zip(new.values(), olds, strict=True) if old is not None}
     reach = _mentioning(facts, {*new, *added, *removed}, names, flowed)
@@ -218,33 +218,56 @@ def _mentioning(
     return reach
 
 
+Moved = tuple[set[str], list[str], Mapping[str, str]]
+"""The files an update found added and removed, and where on disk the walk read each file a language names
+from the disk (``WalkResult.disk``)."""
+
+
+def _named_then(
+    moved: Moved, sources: Sequence[SourceFile], before: dict[str, Any]
+) -> dict[str, tuple[str | None, str | None]] | None:
+    """Each removed file of ``moved``, by path: the module name the walk gave it at the last map (its
+    language's ``module_beside`` a file of its folder the walk read now and then) and its content hash then;
+    None when a name cannot be told."""
+    added, removed, disk = moved
+    module_of = {s.path: s.module for s in sources}
+    siblings = sibling_files(module_of, added)
+    then: dict[str, tuple[str | None, str | None]] = {}
+    for path in removed:
+        name = language_of(path)
+        sibling = siblings.get((path.rpartition("/")[0], name))
+        if name is None or sibling is None:
+            return None
+        at = disk.get(sibling, sibling)
+        here = os.path.join(os.path.dirname(at), path.rpartition("/")[2])
+        named = get_language(name).module_beside(here, at, module_of[sibling])
+        if named is None:
+            return None
+        then[path] = (named[0], before[path])
+    return then
+
+
 def _moved_reach(
     facts: Sequence[FileFacts],
     added: set[str],
     removed: dict[str, tuple[str | None, str | None]],
     cache: FactsCache,
     handlers: set[str],
-) -> tuple[set[str], set[str]] | None:
-    """The names the files ``added`` and ``removed`` (see ``_reach``) declare, and their languages (all of
-    whose files are linked again: their imports may now find a module, or lose one); None when one's facts at
-    the last map are missing, or one states tables or HTTP routes (shared with other files: the nodes may come
-    or go with it) or declares a route's handler (``handlers``). (A package or an outside module that comes or
-    goes with one is found by ``difference.plan_file_difference``.)"""
+) -> set[str] | None:
+    """The languages of the files ``added`` and ``removed`` (see ``_reach``), all of whose files are linked
+    again: their imports may now find a module or lose one, their names a declaration. No analyzer resolves a
+    name across languages (HTTP routes, the one join across them, link every file). None when a removed file's
+    facts at the last map are missing, or one states HTTP routes or declares a route's handler
+    (``handlers``). (A package, a table or an outside module that comes or goes with one is found by
+    ``difference.plan_file_difference``.)"""
     keys = [FactsCache.key(p, module, sha or "") for p, (module, sha) in removed.items()]
     then = cache.get_many(keys, bodies=False)
-    if any(f is None for f in then):
-        return None
     files = [f for f in facts if f.path in added] + [f for f in then if f is not None]
-    names: set[str] = set()
-    for f in files:
-        if f.http or any(c.sql or c.name in handlers for c in f.callables):
-            return None
-        names.update(t.qualified.rpartition(".")[2] for t in f.types)
-        names.update(c.name for c in f.callables)
-        names.update(k for t in f.types for k in t.fields if k.isidentifier())
-        if f.types:
-            names.add("<init>")
-    return names, {f.language for f in files}
+    if len(files) != len(added) + len(removed):
+        return None
+    if any(f.http or any(c.name in handlers for c in f.callables) for f in files):
+        return None
+    return {f.language for f in files}
 
 
 def _with_bodies(
@@ -334,7 +357,7 @@ def remap(
         parsed=parsed,
         shas=(before, shas),
         changed=changed,
-        moved=_moved(state, walked, added, removed, before),
+        moved=(set(added), removed, walked.disk) if alone(added, removed, now, before) else None,
         calls=(calls, kept),
         keep=_keeping(paths, walked, chosen=chosen, package_prefix=package_prefix, max_bytes=max_bytes),
     )
@@ -416,24 +439,6 @@ def _load_map(store: Any, sid: str) -> Any:
     return Session.load(repo, sid, lambda info: repo.recorder(agent=info.agent).for_session(sid), begun=True)
 
 
-def _moved(
-    state: GraphState, walked: WalkResult, added: list[str], removed: list[str], before: dict[str, Any]
-) -> tuple[set[str], dict[str, tuple[str | None, str | None]]] | None:
-    """The files added and removed, with each removed file's module name and content hash at the last map,
-    when they may be linked alone (``touched.alone``); None: every file is linked again."""
-    from igg.mapping.touched import alone
-
-    if not alone(added, removed, (f.path for f in walked.files), before):
-        return None
-    gone = set(removed)
-    modules = {
-        props["path"]: props.get("name")
-        for n in state.nodes_of_type("Module")
-        if (props := state.node_properties(n)).get("path") in gone
-    }
-    return set(added), {p: (modules.get(p), before[p]) for p in removed}
-
-
 def _module_shas(state: GraphState) -> dict[str, Any]:
     """Each mapped file's path -> its content hash at the last map (from its Module node)."""
     return {
@@ -465,7 +470,7 @@ def _plan(
     parsed: list[str],
     shas: tuple[dict[str, Any], dict[str, str]],
     changed: list[str],
-    moved: tuple[set[str], dict[str, tuple[str | None, str | None]]] | None,
+    moved: Moved | None,
     calls: tuple[KeptCalls, KeptRows],
     keep: KeepFacts | None = None,
 ) -> tuple[Difference, set[str] | None]:
@@ -474,8 +479,8 @@ def _plan(
     file's facts must be those of the last map: from the cache, not parsed again by a newer IGG); when only
     bodies and lines changed, the changed files take the calls kept from the last link, moved
     (``_given_calls``). ``calls``: where the link's calls are kept, and how to read those kept before. A
-    change that links every file, or adds or removes files (``moved``: those added, and those removed; None
-    when they cannot be linked alone), gives ``keep`` the facts of the whole tree (``_keeping``)."""
+    change that links every file, or adds or removes files (``moved``; None when they cannot be linked alone:
+    ``touched.alone``), gives ``keep`` the facts of the whole tree (``_keeping``)."""
     from igg.mapping.prepare import parse_all
 
     before, now = shas
@@ -491,7 +496,12 @@ def _plan(
         whole = set(parsed)  # the files whose facts hold their bodies (the others' were read without)
         if moved is not None and set(parsed) <= {*changed, *moved[0]}:
             module_of = {f.path: f.module for f in sources}
-            reached = _reach(facts, {p: (module_of[p], before[p]) for p in changed}, cache, moved)
+            then = _named_then(moved, sources, before)
+            reached = (
+                _reach(facts, {p: (module_of[p], before[p]) for p in changed}, cache, (moved[0], then))
+                if then is not None
+                else None
+            )
             if reached is not None:
                 local, olds = reached
                 if keep is not None and (moved[0] or moved[1]):

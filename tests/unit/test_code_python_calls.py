@@ -8,32 +8,21 @@ code).
 
 from __future__ import annotations
 
-import importlib.util
 import os
-import sys
 import textwrap
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
 from igg.codemap.link import CodeModel, link
 from igg.codemap.walk import walk
 from igg.mapping.prepare import parse_all
+from tests.support.scripts import script
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _bench_script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_pycg", ROOT / "scripts" / "bench_pycg.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
-
-
-BENCH = _bench_script()
+BENCH = script("bench_pycg")
 
 
 @pytest.mark.skipif(

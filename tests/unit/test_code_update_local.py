@@ -10,6 +10,7 @@ the same graph down to element ids and provenance) and against a fresh map of th
 
 from __future__ import annotations
 
+import re
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -24,6 +25,7 @@ from igg.store import SessionStore
 from igg.store.codec import canonical
 from igg.store.location import sidecar_path
 from tests.codegraph import CODE_FIXTURES, map_into_store
+from tests.support.scripts import script
 from tests.unit.test_code_update import graph_of
 
 JAVA = "java/src/main/java/com/acme"
@@ -297,7 +299,25 @@ MOVES: list[tuple[str, Callable[[Path], None], bool]] = [
         False,
     ),
     (
-        "a Python module that names a table removed",
+        "a Python module added that reads a table others name",
+        lambda t: _write(
+            t / "py/shop/report.py",
+            "def count(connection) -> int:\n"
+            '    return connection.execute("SELECT count(*) FROM orders").fetchone()[0]\n',
+        ),
+        True,
+    ),
+    (
+        "a Python module added that reads a table no other names (the table's node comes with it)",
+        lambda t: _write(
+            t / "py/shop/report.py",
+            "def count(connection) -> int:\n"
+            '    return connection.execute("SELECT count(*) FROM refunds").fetchone()[0]\n',
+        ),
+        False,
+    ),
+    (
+        "a Python module that alone names a table removed (the table's node goes with it)",
         lambda t: (t / "py/shop/repository.py").unlink(),
         False,
     ),
@@ -372,5 +392,59 @@ def test_facts_of_unchanged_files_missing_from_the_cache_mean_a_full_link(
     result = update_map([tree], store, session_id="m", jobs=1)
     assert result.files["reparsed"] == result.files["read"] == result.files["relinked"]
     fresh = tmp_path / "fresh.db"
+    map_code([tree], agent="code", jobs=1, store=fresh, session_id="f")
+    assert graph_of(store, "m") == graph_of(fresh, "f")
+
+
+def _added_copy(tree: Path, rel: str, name: str, names: str, new: str) -> None:
+    """A copy of ``rel`` beside it as ``name``, the names matching ``names`` made ``new`` (the declarations of
+    one package must not clash)."""
+    source = tree / rel
+    (source.parent / name).write_text(re.sub(names, new, source.read_text()))
+
+
+GENERATED_MOVES: dict[str, Callable[[Path], None]] = {
+    "python added": lambda t: _added_copy(t, "python/benchpy/p0/m0.py", "m9000.py", r"\bK0\b", "K9000"),
+    "python removed": lambda t: (t / "python/benchpy/p0/m0.py").unlink(),
+    "java added": lambda t: _added_copy(t, "java/com/bench/p1/C1.java", "C9001.java", r"\bC1\b", "C9001"),
+    "java removed": lambda t: (t / "java/com/bench/p1/C1.java").unlink(),
+    "typescript added": lambda t: _added_copy(
+        t, "ts/src/p1/m1.ts", "m9001.ts", r"\b([IKf])1\b", r"\g<1>9001"
+    ),
+    "typescript removed": lambda t: (t / "ts/src/p1/m1.ts").unlink(),
+    "go added": lambda t: _added_copy(t, "go/p1/f1.go", "f9001.go", r"\b(T|NewT|F)1\b", r"\g<1>9001"),
+    "go removed": lambda t: (t / "go/p1/f1.go").unlink(),
+}
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A map-code session of a generated tree of the four languages (``scripts/gen_code_tree.py``: files that
+    import and call each other across packages), in a store with its facts cache."""
+    base = tmp_path_factory.mktemp("generated")
+    script("gen_code_tree").generate(
+        base / "tree", files=120, packages=3, languages=("java", "python", "typescript", "go")
+    )
+    map_into_store(base / "tree", base / "s.db")
+    return base
+
+
+@pytest.mark.parametrize("name", list(GENERATED_MOVES))
+def test_a_file_added_or_removed_in_each_language_links_that_language_alone_and_equals_a_fresh_map(
+    generated: Path, tmp_path: Path, name: str
+) -> None:
+    tree, store = _copy(generated, tmp_path / "tree")
+    GENERATED_MOVES[name](tree)
+    result = update_map([tree], store, session_id="m", jobs=1)
+    language = name.split()[0]
+    read = result.files["read"]
+    assert (result.files["added"] or result.files["removed"]) and read // 5 < result.files[
+        "relinked"
+    ] < read // 3, (
+        language,
+        result.files,
+    )
+    assert sum(v for k, v in result.graph.items() if k not in ("nodes", "edges")) > 0
+    fresh: Any = tmp_path / "fresh.db"
     map_code([tree], agent="code", jobs=1, store=fresh, session_id="f")
     assert graph_of(store, "m") == graph_of(fresh, "f")

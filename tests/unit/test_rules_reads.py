@@ -7,13 +7,10 @@ the full map."""
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
 import sqlite3
 import subprocess
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 from hypothesis import given, settings
@@ -32,18 +29,10 @@ from igg.rules.reads import needed_reads, rule_reads
 from igg.rules.report import Violation
 from igg.service import check, cycles, map_code
 from igg.store.location import sidecar_path
+from tests.support.scripts import script
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "fixtures" / "code"
-
-
-def _generator() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("gen_code_tree", ROOT / "scripts" / "gen_code_tree.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 TREES = [*(f"fixtures/{p.name}" for p in sorted(FIXTURES.iterdir()) if p.is_dir()), "generated", "starlette"]
@@ -53,7 +42,7 @@ def make_tree(name: str, where: Path) -> Path:
     """A copy of the tree ``name`` under ``where``."""
     root = where / name.replace("/", "-")
     if name == "generated":
-        _generator().generate(root, files=160, languages=("java", "python", "typescript", "go"))
+        script("gen_code_tree").generate(root, files=160, languages=("java", "python", "typescript", "go"))
     elif name == "starlette":
         import starlette  # a dependency of the MCP SDK IGG serves through: a real project at hand
 
