@@ -14,8 +14,9 @@ Each command runs as the user runs it, ``python -m igg ...`` in a subprocess, ti
   body edit is committed: that check takes the graph the one before kept (``igg.mapping.kept``) and judges
   ``HEAD~1`` by it (``igg.mapping.since.same_at_commit``);
 - ``--update`` after a call added to a Python function (its value flows change: every Python file is linked
-  again) and after a Python file added (every file is linked again), each committed, with the peak memory of
-  that process alone (``PEAK``), and whether the graph still equals a fresh map's;
+  again) and after a Python file added beside others (every Python file is linked again: its language's
+  imports may now find it), each committed, with the peak memory of that process alone (``PEAK``), and
+  whether the graph still equals a fresh map's;
 - whether the updated session's graph equals the graph a fresh map of the new tree builds, element ids
   aside: what the static agent places of the linked tree (``igg.mapping.difference.desired_graph``, the nodes
   and edges a fresh map proposes), read in this process with the facts cache, against the stored session's

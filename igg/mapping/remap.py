@@ -224,13 +224,12 @@ from the disk (``WalkResult.disk``)."""
 
 
 def _named_then(
-    moved: Moved, sources: Sequence[SourceFile], before: dict[str, Any]
+    moved: Moved, module_of: dict[str, str | None], before: dict[str, Any]
 ) -> dict[str, tuple[str | None, str | None]] | None:
     """Each removed file of ``moved``, by path: the module name the walk gave it at the last map (its
-    language's ``module_beside`` a file of its folder the walk read now and then) and its content hash then;
-    None when a name cannot be told."""
+    language's ``module_beside`` a file of its folder the walk read now and then; ``module_of``: the name of
+    each file read now) and its content hash then; None when a name cannot be told."""
     added, removed, disk = moved
-    module_of = {s.path: s.module for s in sources}
     siblings = sibling_files(module_of, added)
     then: dict[str, tuple[str | None, str | None]] = {}
     for path in removed:
@@ -405,9 +404,10 @@ def _keeping(
     package_prefix: str | None,
     max_bytes: int,
 ) -> KeepFacts | None:
-    """How an update that links every file keeps the tree's graph of imports for the next ``igg check``, as a
-    map does (``igg.mapping.kept.keep_mapped``: the change may have left the graph kept before behind); None
-    for a map of some languages."""
+    """How an update whose change the imports may show (one that links every file, or adds or removes files)
+    keeps the tree's graph of imports for the next ``igg check``, as a map does
+    (``igg.mapping.kept.keep_mapped``: the change may have left the graph kept before behind); None for a map
+    of some languages."""
     from igg.codemap.language import check_languages
     from igg.mapping.kept import keep_mapped
 
@@ -496,7 +496,7 @@ def _plan(
         whole = set(parsed)  # the files whose facts hold their bodies (the others' were read without)
         if moved is not None and set(parsed) <= {*changed, *moved[0]}:
             module_of = {f.path: f.module for f in sources}
-            then = _named_then(moved, sources, before)
+            then = _named_then(moved, module_of, before)
             reached = (
                 _reach(facts, {p: (module_of[p], before[p]) for p in changed}, cache, (moved[0], then))
                 if then is not None

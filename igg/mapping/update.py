@@ -13,10 +13,12 @@ names. When files changed in place and each still has its module, package, impor
 their kinds, supertypes and enclosing types (``changed_names``), the files linked again are the changed ones
 and those whose facts mention a callable, field or type that came, went or was redeclared (each cached fact
 keeps the names it mentions); only their own nodes and the edges going out of them are compared with the
-graph (``difference.plan_file_difference``). Anything else (files added, removed or renamed, a supertype
-changed, facts not in the cache) links every file and compares the whole graph
-(``difference.plan_difference``). Either difference is applied by the act step through the session
-(``Session.apply_update``), and both give the graph a fresh map gives
+graph (``difference.plan_file_difference``). Files added, removed or renamed beside others of their
+language, that name no other file (``touched.alone``), link every file of their languages (whose imports may
+now find them, or lose them) and are compared the same way, a package's ``CONTAINS`` of a module added
+included. Anything else (a package or folder that comes or goes, a supertype changed, facts not in the cache)
+links every file and compares the whole graph (``difference.plan_difference``). Either difference is applied
+by the act step through the session (``Session.apply_update``), and both give the graph a fresh map gives
 (``tests/unit/test_code_update_local.py`` checks each kind of change both ways).
 
 Every update starts here, light: the session is picked and checked from its row (``igg.store.catalog``) and,

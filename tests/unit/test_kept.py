@@ -222,19 +222,25 @@ def test_a_map_with_a_store_keeps_the_graph_the_next_check_reads(
     assert not checked["kept"] and checked["violations"] == fresh["violations"]
 
 
-def test_an_update_that_links_every_file_keeps_the_graph_again(
+def test_an_update_that_changes_the_imports_keeps_the_graph_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """After ``map-code --store S``, an ``--update`` for a new import (every file linked) keeps the new graph
-    of imports; one for a body edit (a few files linked) leaves the kept graph, which still holds. Each answer
-    is a fresh map's graph."""
+    of imports, and so does one for a module added or removed beside others (its language's files linked);
+    one for a body edit (a few files linked) leaves the kept graph, which still holds. Each answer is a fresh
+    map's graph."""
     root = tmp_path / "tree"
     shop.make(root)
     store = tmp_path / "s.sqlite"
     cache_path = tmp_path / "s.sqlite.codefacts"
     map_code([root], store=str(store), cache=FactsCache(cache_path))
     answered = spied(monkeypatch)
-    for step, relinked in (("import added", "all"), ("body", "some")):
+    for step, relinked in (
+        ("import added", "all"),
+        ("new module", "some"),
+        ("deleted", "some"),
+        ("body", "some"),
+    ):
         change(root, step)
         result = update_map([root], store)
         assert (result.files["relinked"] == result.files["read"]) == (relinked == "all"), step
