@@ -130,8 +130,9 @@ def plan_file_difference(state: GraphState, fit: SchemaFit, paths: set[str]) -> 
     (added, removed, properties changed), every edge going out of them, and a package's CONTAINS of a module
     added. Every other element is one a fresh map makes the same. None when the state is not what the last
     map left (a node of another file missing or different, an edge's endpoint missing), a declaration of
-    theirs is shared with another file, or a node their removed declarations leave behind is one a fresh map
-    no longer makes: the caller then diffs the whole graph."""
+    theirs is shared with another file, or a node of another file is one a fresh map no longer makes: the
+    caller then diffs the whole graph. A node no file declares that only their removed declarations named (an
+    outside package only a removed file imported) goes with them (``_left_behind``)."""
     placed, nodes = fit.placed, state.nodes
     plans = [plan for plan in fit.model.files if plan.path in paths]
     own = _own_nodes(state, fit, plans)
@@ -149,8 +150,10 @@ def plan_file_difference(state: GraphState, fit: SchemaFit, paths: set[str]) -> 
         )
     ]
     found = _wanted_edges(state, fit, plans, own)
-    if found is None or not _neighbours_placed(state, fit, stale):
+    left = _left_behind(state, fit, stale)
+    if found is None or left is None:
         return None
+    stale += left
     wanted, targets = found
     diff = Difference(remove_nodes=stale)
     for key, existing in own.items():
@@ -171,20 +174,33 @@ def plan_file_difference(state: GraphState, fit: SchemaFit, paths: set[str]) -> 
     return diff
 
 
-def _neighbours_placed(state: GraphState, fit: SchemaFit, stale: list[str]) -> bool:
-    """Whether every node that one of ``stale`` (the nodes to remove) has an edge to or from, and that is not
-    stale itself, is a node a fresh map still makes: a package or an outside module that a removed file alone
-    named goes with it, which only a diff of the whole graph sees."""
+def _left_behind(state: GraphState, fit: SchemaFit, stale: list[str]) -> list[str] | None:
+    """The nodes no file declares (an outside package or module, a table, a package) that the nodes
+    ``stale`` (to remove) leave behind and a fresh map no longer makes, to remove with them: those reached
+    from ``stale`` through nodes a fresh map no longer makes. None when one of those is a node of a file:
+    only a diff of the whole graph can tell what changed."""
     gone = set(stale)
-    ends = {m for n in stale for m in (*state.succ[n], *state.pred[n]) if m not in gone}
-    if not ends:
-        return True
-    placed = {(p.label, p.identity) for p in fit.placed.values()}
-    for m in ends:
-        label = state.node_type(m)
-        if (label, state.identity(label, state.node_properties(m))) not in placed:
-            return False
-    return True
+    succ, pred = state.succ, state.pred
+    todo = [m for n in stale for m in (*succ[n], *pred[n]) if m not in gone]
+    placed: set[NodeKey] | None = None
+    kept: set[str] = set()
+    left: list[str] = []
+    while todo:
+        m = todo.pop()
+        if m in gone or m in kept:
+            continue
+        if placed is None:
+            placed = {(p.label, p.identity) for p in fit.placed.values()}
+        label, props = state.node_type(m), state.node_properties(m)
+        if (label, state.identity(label, props)) in placed:
+            kept.add(m)
+            continue
+        if "file" in props or "path" in props:
+            return None
+        gone.add(m)
+        left.append(m)
+        todo.extend(x for x in (*succ[m], *pred[m]) if x not in gone)
+    return left
 
 
 def _own_nodes(state: GraphState, fit: SchemaFit, plans: list[Any]) -> dict[str, NodeRef | None] | None:

@@ -296,7 +296,7 @@ MOVES: list[tuple[str, Callable[[Path], None], bool]] = [
     (
         "a Python module removed that alone imported an outside package (its node goes too)",
         lambda t: (t / "py/shop/service.py").unlink(),
-        False,
+        True,
     ),
     (
         "a Python module added that reads a table others name",
@@ -319,7 +319,7 @@ MOVES: list[tuple[str, Callable[[Path], None], bool]] = [
     (
         "a Python module that alone names a table removed (the table's node goes with it)",
         lambda t: (t / "py/shop/repository.py").unlink(),
-        False,
+        True,
     ),
     (
         "a Java class added in a package of its own",
