@@ -237,7 +237,9 @@ def _wanted_edges(
 ) -> tuple[dict[tuple[str, str, str], dict[str, Any]], dict[str, str]] | None:
     """The edges going out of the files ``plans`` a fresh map makes, by (source key, label, target key),
     with their properties, and the node of each end the files do not declare (a package that CONTAINS a
-    module added to it); None when a source is not the files' own or an end has no node."""
+    module added to it); None when a source is not the files' own or an end has no node. A table or an
+    outside package (no edge of its own) that has no node yet, as the files are the first to name it, joins
+    ``own`` as a node to add."""
     wanted: dict[tuple[str, str, str], dict[str, Any]] = {}
     targets: dict[str, str] = {}
     props = fit.edge_properties()
@@ -265,8 +267,13 @@ def _wanted_edges(
                 if rel.target not in own and rel.target not in targets:
                     t = fit.placed[rel.target]
                     target = state.find_identity(t.label, t.identity)
-                    if target is None:
+                    if target is not None:
+                        targets[rel.target] = target
+                    elif rel.target.startswith("table:") or (
+                        rel.target.startswith("package:") and t.properties.get("external")
+                    ):
+                        own[rel.target] = None  # a table or outside package the files first name: added
+                    else:
                         return None
-                    targets[rel.target] = target
                 wanted[(rel.source, label, rel.target)] = props.get((label, rel.source, rel.target), _NONE)
     return wanted, targets

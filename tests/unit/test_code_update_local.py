@@ -308,13 +308,13 @@ MOVES: list[tuple[str, Callable[[Path], None], bool]] = [
         True,
     ),
     (
-        "a Python module added that reads a table no other names (the table's node comes with it)",
+        "a Python module added that reads a table no other names and imports an outside package first",
         lambda t: _write(
             t / "py/shop/report.py",
-            "def count(connection) -> int:\n"
+            "import csv\n\n\ndef count(connection) -> int:\n"
             '    return connection.execute("SELECT count(*) FROM refunds").fetchone()[0]\n',
         ),
-        False,
+        True,
     ),
     (
         "a Python module that alone names a table removed (the table's node goes with it)",
