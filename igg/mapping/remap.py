@@ -156,14 +156,15 @@ def _reach(
 ) -> tuple[set[str], dict[str, FileFacts]] | None:
     """The files to link again after the changes of ``earlier`` (changed files: path -> the module name their
     facts are cached under and their content hash at the last map): the changed files, and every other file
-    that mentions a name whose meaning changed (``changed_names``), and when a file's value flows changed
-    (Python's: its calls, assignments, returns), every file of its language, whose calls are one program
-    (``Language.keeps_calls``: values cross modules without a name changing; no other language reads them);
-    and when no name or flow changed (bodies and lines alone), the changed files' facts at the last map, by
-    path (else none). None when that cannot be known (a change that reaches further, a stub, facts or names
-    missing from the cache): every file is then linked again. ``moved``: the files added and removed (path ->
-    module name and content hash at the last map), which ``touched.alone`` found to name no other file: they
-    reach every file of their languages (``_moved_reach``)."""
+    of their languages that mentions a name whose meaning changed (``changed_names``; no analyzer resolves a
+    name across languages); when a file's value flows changed (Python's: its calls, assignments, returns),
+    every file of its language, whose calls are one program (``Language.keeps_calls``: values cross modules
+    without a name changing; no other language reads them); and when no name or flow changed (bodies and
+    lines alone), the changed files' facts at the last map, by path (else none). None when that cannot be
+    known (a change that reaches further, a stub, facts or names missing from the cache): every file is then
+    linked again. ``moved``: the files added and removed (path -> module name and content hash at the last
+    map), which ``touched.alone`` found to name no other file: they reach every file of their languages
+    (``_moved_reach``)."""
     added, removed = moved
     if not earlier and not added and not removed:
         return set(), {}
@@ -196,21 +197,25 @@ def _reach(
         flowed.update(languages)
     if not names and not flowed:
         return set(new), {f.path: old for f, old in zip(new.values(), olds, strict=True) if old is not None}
-    reach = _mentioning(facts, {*new, *added, *removed}, names, flowed)
+    reach = _mentioning(facts, {*new, *added, *removed}, (names, {f.language for f in new.values()}), flowed)
     return (reach, {}) if reach is not None else None
 
 
 def _mentioning(
-    facts: Sequence[FileFacts], reach: set[str], names: set[str], flowed: set[str]
+    facts: Sequence[FileFacts], reach: set[str], named: tuple[set[str], set[str]], flowed: set[str]
 ) -> set[str] | None:
-    """``reach`` and every other file of the languages ``flowed`` or mentioning one of ``names``; None when
-    a file's facts keep no names."""
+    """``reach`` and every other file of the languages ``flowed``, or of the languages of ``named`` (names,
+    languages) that mentions one of its names (no analyzer resolves a name across languages: HTTP routes, the
+    one join across them, link every file); None when such a file's facts keep no names."""
+    names, languages = named
     marks = [f"\n{n}\n" for n in names]
     for f in facts:
         if f.path in reach:
             continue
         if f.language in flowed:
             reach.add(f.path)
+        elif f.language not in languages:
+            continue
         elif f.names is None:  # facts cached before names were kept: nothing to go by
             return None
         elif any(m in f.names for m in marks):
