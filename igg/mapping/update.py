@@ -11,15 +11,15 @@ changed, removed and renamed, how many were linked again, and the git commit whe
 What is linked again: a change in one file can change what another file's names resolve to, but only through
 names. When files changed in place and each still has its module, package, imports, tables, and types with
 their kinds, supertypes and enclosing types (``changed_names``), the files linked again are the changed ones
-and those of their languages whose facts mention a callable, field or type that came, went or was redeclared (each cached fact
-keeps the names it mentions); only their own nodes and the edges going out of them are compared with the
-graph (``difference.plan_file_difference``). Files added, removed or renamed beside others of their
-language, that name no other file (``touched.alone``), link every file of their languages (whose imports may
-now find them, or lose them) and are compared the same way, a package's ``CONTAINS`` of a module added
-included. Anything else (a package or folder that comes or goes, a supertype changed, facts not in the cache)
-links every file and compares the whole graph (``difference.plan_difference``). Either difference is applied
-by the act step through the session (``Session.apply_update``), and both give the graph a fresh map gives
-(``tests/unit/test_code_update_local.py`` checks each kind of change both ways).
+and those of their languages whose facts mention a callable, field or type that came, went or was redeclared
+(each cached fact keeps the names it mentions); only their own nodes and the edges going out of them are
+compared with the graph (``difference.plan_file_difference``). Files added, removed or renamed beside others
+of their language, that name no other file (``touched.alone``), link every file of their languages (whose
+imports may now find them, or lose them) and are compared the same way, a package's ``CONTAINS`` of a module
+added included. Anything else (a package or folder that comes or goes, a supertype changed, facts not in the
+cache) links every file and compares the whole graph (``difference.plan_difference``). Either difference is
+applied by the act step through the session (``Session.apply_update``), and both give the graph a fresh map
+gives (``tests/unit/test_code_update_local.py`` checks each kind of change both ways).
 
 Every update starts here, light: the session is picked and checked from its row (``igg.store.catalog``) and,
 when the tree's index (``igg.codemap.treeindex``) shows that no file changed since the session's last step,
