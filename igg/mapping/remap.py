@@ -4,7 +4,6 @@ graph a fresh map would build applied as one step (see ``igg.mapping.update`` fo
 
 from __future__ import annotations
 
-import os
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
@@ -17,7 +16,7 @@ from igg.agents.code.mapping import SchemaFit
 from igg.codemap.cache import FactsCache, content_hash
 from igg.codemap.facts import CallableDecl, FileFacts
 from igg.codemap.language import get as get_language
-from igg.codemap.language import is_config, is_stub, language_of
+from igg.codemap.language import is_config, is_stub
 from igg.codemap.link import link
 from igg.codemap.model import CallRow, KeptCalls
 from igg.codemap.routes import handler_names
@@ -27,7 +26,7 @@ from igg.graph.collector import collector_paused
 from igg.graph.state import GraphState
 from igg.mapping.difference import plan_difference, plan_file_difference
 from igg.mapping.limits import check_update_size
-from igg.mapping.touched import alone, sibling_files
+from igg.mapping.touched import alone, named_beside, sibling_files
 from igg.mapping.updated import UpdateResult, update_result
 from igg.record.logs import get_logger
 from igg.store.location import resolve_store_path, sidecar_path
@@ -235,16 +234,12 @@ def _named_then(
     language's ``module_beside`` a file of its folder the walk read now and then; ``module_of``: the name of
     each file read now) and its content hash then; None when a name cannot be told."""
     added, removed, disk = moved
+    if not removed:
+        return {}
     siblings = sibling_files(module_of, added)
     then: dict[str, tuple[str | None, str | None]] = {}
     for path in removed:
-        name = language_of(path)
-        sibling = siblings.get((path.rpartition("/")[0], name))
-        if name is None or sibling is None:
-            return None
-        at = disk.get(sibling, sibling)
-        here = os.path.join(os.path.dirname(at), path.rpartition("/")[2])
-        named = get_language(name).module_beside(here, at, module_of[sibling])
+        named = named_beside(path, siblings, module_of.__getitem__, lambda p: disk.get(p, p))
         if named is None:
             return None
         then[path] = (named[0], before[path])

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 from collections import deque
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -77,9 +77,12 @@ def added_files(read_now: Iterable[str], at_commit: set[str], prefix: str) -> se
 def alone(added: Iterable[str], removed: Iterable[str], now: Iterable[str], then: Iterable[str]) -> bool:
     """Whether the files ``added`` to the walk's files ``then`` and those ``removed`` from them (``now``: the
     files read now) change no other file's name (see the module doc): a map's update takes them alone."""
+    moved = [*added, *removed]
+    if not moved:
+        return True
     both = set(now) & set(then)
     kept = {_folder(path) for path in both if not languages.is_config(path)}
-    return all(_names_no_other(path) and _folder(path) in kept for path in [*added, *removed])
+    return all(_names_no_other(path) and _folder(path) in kept for path in moved)
 
 
 def sibling_files(keys: Mapping[str, Any], added: set[str]) -> dict[tuple[str, Any], str]:
@@ -104,12 +107,29 @@ def removed_source(
     commit's too) do not ignore it; None: the commit's tree must be mapped. ``keys``: each file the walk read
     now, by path: its module name and facts key; ``siblings``: ``sibling_files``."""
     path = then.path
+    if not _names_no_other(path) or _ignored(root, path):
+        return None
+    named = named_beside(path, siblings, lambda p: keys[p][0], lambda p: str(root / p))
+    return replace(then, module=named[0]) if named is not None else None
+
+
+def named_beside(
+    path: str,
+    siblings: Mapping[tuple[str, Any], str],
+    module_of: Callable[[str], str | None],
+    on_disk: Callable[[str], str],
+) -> tuple[str | None] | None:
+    """The module name the walk gives ``path`` (a file that may be gone), as a 1-tuple: its language's
+    ``module_beside`` the file of its folder in ``siblings`` (``sibling_files``), which the walk named
+    ``module_of(sibling)`` and read at ``on_disk(sibling)``; None when it has no sibling or cannot be
+    named."""
     name = languages.language_of(path)
     sibling = siblings.get(_folder(path))
-    if sibling is None or name is None or not _names_no_other(path) or _ignored(root, path):
+    if name is None or sibling is None:
         return None
-    named = languages.get(name).module_beside(str(root / path), str(root / sibling), keys[sibling][0])
-    return replace(then, module=named[0]) if named is not None else None
+    at = on_disk(sibling)
+    here = os.path.join(os.path.dirname(at), path.rpartition("/")[2])
+    return languages.get(name).module_beside(here, at, module_of(sibling))
 
 
 def in_walk_order(paths: Sequence[str], removed: Iterable[str]) -> list[str]:
