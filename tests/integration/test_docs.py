@@ -26,9 +26,9 @@ The convention (also in docs/development.md):
   database per page): the URL the pages show, ``postgresql://igg@127.0.0.1:5432/igg`` (``DOCS_PG_URL``), is
   that server's in the block, and shown as the pages show it in its output.
 - ``<!-- readme: bolt -->`` before a block runs it with ``NEO4J_URI``, ``NEO4J_USERNAME`` and
-  ``NEO4J_PASSWORD`` of a Bolt server of the README's own: an ArcadeDB started for these blocks when the first
-  one runs (the other tests' exports leave constraints behind that would change what the examples print), or
-  the Neo4j at ``NEO4J_URI`` when set.
+  ``NEO4J_PASSWORD`` of a Bolt server of the page's own: an ArcadeDB started for the page when its first such
+  block runs (another page's or the other tests' exports leave constraints behind that would change what the
+  examples print), or the Neo4j at ``NEO4J_URI`` when set.
 
 One test per block, named by its line, so a failure says which example broke. A block's test first runs
 every earlier runnable block it has not run yet (in the same copy), so order holds whatever the scheduler.
@@ -394,21 +394,30 @@ def docs_database(server: Any, page: str) -> str:
 
 
 @pytest.fixture(scope="session")
-def readme_bolt(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """The README's Bolt server (asked for by the first ``bolt`` block only): a fresh ArcadeDB, or
-    NEO4J_URI's."""
+def readme_bolt(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[str], Any]]:
+    """The Bolt server of each page with ``bolt`` blocks, started when the page's first one runs: a fresh
+    ArcadeDB per page (a page's examples show what a first export to an empty database prints, and another
+    page's, or the other tests', exports leave constraints behind), or NEO4J_URI's for all."""
     from tests.support.arcadedb import start_arcadedb, stop
     from tests.support.bolt import BoltServer
 
     if os.environ.get("NEO4J_URI"):
         env = {k: v for k, v in os.environ.items() if k.startswith("NEO4J_")}
-        yield BoltServer(uri=env["NEO4J_URI"], external=True, env=env)
+        external = BoltServer(uri=env["NEO4J_URI"], external=True, env=env)
+        yield lambda page: external
         return
-    server = start_arcadedb(tmp_path_factory.mktemp("readme-arcadedb"))
+    started: dict[str, Any] = {}
+
+    def server(page: str) -> Any:
+        if page not in started:
+            started[page] = start_arcadedb(tmp_path_factory.mktemp("readme-arcadedb"))
+        return started[page]
+
     try:
         yield server
     finally:
-        stop(server)
+        for each in started.values():
+            stop(each)
 
 
 def bolt_settings(server: Any) -> dict[str, str]:
@@ -440,7 +449,7 @@ def test_docs_block(
         )
         pytest.skip(f"{block.page} says: {block.skip_reason}")
     sandbox = sandboxes(block.page)
-    sandbox.bolt = lambda: bolt_settings(request.getfixturevalue("readme_bolt"))
+    sandbox.bolt = lambda: bolt_settings(request.getfixturevalue("readme_bolt")(block.page))
     sandbox.postgres = lambda: docs_database(request.getfixturevalue("postgres_server"), block.page)
     outcome = sandbox.run(block)
     assert outcome.returncode == block.exit_code, _describe(block, outcome)
