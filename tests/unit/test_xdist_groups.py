@@ -1,8 +1,8 @@
 """The suite's tests of one ``xdist_group`` run on one worker (``tests/conftest.py``: each shared server
 starts once per run; a docs page's blocks run in order in one copy). pytest-xdist's ``--dist loadgroup``
 reads the group from the node id each worker rewrites; where the rewrite no longer takes (xdist 3.8 with
-pytest 9.2's structured node ids: pytest-dev/pytest-xdist#1386) the groups are dropped silently and the
-suite costs a third more CPU, so this test fails instead."""
+pytest 9.2's structured node ids: pytest-dev/pytest-xdist#1386) the groups are dropped silently (each shared
+server starts on each worker, docs blocks run twice: measured, 100 CPU-seconds more), so this test fails."""
 
 from __future__ import annotations
 
