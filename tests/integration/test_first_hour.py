@@ -192,7 +192,7 @@ def test_scripts_test_says_its_cost_first_and_keeps_apt_quiet() -> None:
     text = (ROOT / "scripts" / "test").read_text()
     body = text[text.index("set -euo pipefail") :]
     first_echo = body[body.index("echo ") : body.index(">&2", body.index("echo "))]
-    assert "about 12 minutes on 2 cores" in first_echo and "--quick" in first_echo  # before the venv is made
-    assert body.index("takes about 12 minutes") < body.index('source "$(dirname "$0")/_venv.sh" dev')
+    assert "about 9 minutes on 2 cores" in first_echo and "--quick" in first_echo  # before the venv is made
+    assert body.index("takes about 9 minutes") < body.index('source "$(dirname "$0")/_venv.sh" dev')
     installs = [line for line in body.splitlines() if "apt-get install" in line]
     assert installs and all('>>"$APT_LOG" 2>&1' in line for line in installs), installs
