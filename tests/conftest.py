@@ -110,7 +110,7 @@ INTEGRATION_FIXTURES = frozenset(
         "browser",
         "page",
         "sandboxes",
-        "readme_bolt",
+        "docs_bolt",
         "postgres_server",
         "postgres_url",
     }

@@ -394,7 +394,7 @@ def docs_database(server: Any, page: str) -> str:
 
 
 @pytest.fixture(scope="session")
-def readme_bolt(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[str], Any]]:
+def docs_bolt(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[str], Any]]:
     """The Bolt server of each page with ``bolt`` blocks, started when the page's first one runs: a fresh
     ArcadeDB per page (a page's examples show what a first export to an empty database prints, and another
     page's, or the other tests', exports leave constraints behind), or NEO4J_URI's for all."""
@@ -449,7 +449,7 @@ def test_docs_block(
         )
         pytest.skip(f"{block.page} says: {block.skip_reason}")
     sandbox = sandboxes(block.page)
-    sandbox.bolt = lambda: bolt_settings(request.getfixturevalue("readme_bolt")(block.page))
+    sandbox.bolt = lambda: bolt_settings(request.getfixturevalue("docs_bolt")(block.page))
     sandbox.postgres = lambda: docs_database(request.getfixturevalue("postgres_server"), block.page)
     outcome = sandbox.run(block)
     assert outcome.returncode == block.exit_code, _describe(block, outcome)
