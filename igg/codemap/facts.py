@@ -9,7 +9,10 @@ proposes as graph actions.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from itertools import chain
+from operator import attrgetter
 from typing import Any, Literal
 
 Language = str
@@ -317,20 +320,55 @@ def mentioned_names(f: FileFacts) -> str:
     """Each identifier (dotted names split at their dots) in any name, type, target, receiver or expression
     of ``f``, sorted, as ``"\na\nb\n"``: a name is mentioned when ``"\n" + name + "\n"`` is in it. Linking a
     file looks up other files' declarations only by names the file itself writes (or through the types those
-    reach), which is what lets ``--update`` link again only the files that mention a changed declaration."""
-    found: set[str] = set()
-    stack: list[Any] = [f]
-    while stack:
-        x = stack.pop()
-        cls = x.__class__
-        if cls is str:
-            found.update(x.split("."))
-        elif cls is list or cls is tuple:
-            stack.extend(x)
-        elif cls is dict:
-            stack.extend(x)
-            stack.extend(x.values())
-        elif hasattr(cls, "__slots__"):
-            stack.extend(getattr(x, slot) for slot in cls.__slots__ if slot not in _NOT_NAMES)
+    reach), which is what lets ``--update`` link again only the files that mention a changed declaration.
+
+    The facts are walked a level at a time: the items of every list, tuple and dict of a level are gathered
+    in one C-level pass (``chain.from_iterable``), and a slotted object's fields by one getter per class, so
+    the walk costs about half the plain one (a fifth of a file's analysis; ``tests/unit/test_facts_names.py``
+    pins it to the plain walk on every fixture tree)."""
+    strings: list[str] = []
+    level: list[Any] = [f]
+    getters = _FIELD_GETTERS
+    while level:
+        sequences: list[Any] = []
+        fields: list[Any] = []
+        for x in level:
+            cls = x.__class__
+            if cls is str:
+                strings.append(x)
+            elif cls is list or cls is tuple:
+                sequences.append(x)
+            elif cls is dict:
+                sequences.append(x)
+                sequences.append(x.values())
+            elif x is None or cls is int or cls is bool or cls is float:
+                continue
+            else:
+                get = getters.get(cls)
+                if get is None:
+                    if not hasattr(cls, "__slots__"):
+                        continue
+                    get = getters[cls] = _fields_of(cls)
+                fields.extend(get(x))
+        level = fields
+        level.extend(chain.from_iterable(sequences))
+    found = {s for s in strings if "." not in s}
+    for dotted in {s for s in strings if "." in s}:
+        found.update(dotted.split("."))
     found.discard("")
     return "\n" + "\n".join(sorted(found)) + "\n"
+
+
+_FIELD_GETTERS: dict[type, Callable[[Any], tuple[Any, ...]]] = {}
+"""Per slotted class: its fields that may hold names, as a tuple (``mentioned_names``)."""
+
+
+def _fields_of(cls: type) -> Callable[[Any], tuple[Any, ...]]:
+    """A getter of the fields of ``cls`` (its own ``__slots__``) that may hold names, as a tuple."""
+    slots = [s for s in getattr(cls, "__slots__", ()) if s not in _NOT_NAMES]
+    if len(slots) > 1:
+        return attrgetter(*slots)
+    if slots:
+        one = attrgetter(slots[0])
+        return lambda x: (one(x),)
+    return lambda x: ()

@@ -1,13 +1,14 @@
 """One limit rule for a code map, fresh or updated: its graph never exceeds the session's ``max_nodes`` and
 ``max_edges``, and a graph that does not fit is refused whole, with the count it needs, never cut short.
 
-The static agent's graph is known before the run: what ``SchemaFit`` places of the linked model
-(``igg.mapping.difference.desired_graph``). A fresh ``igg map-code`` whose graph would exceed the limits is
-refused before any session is stored (``RequestInvalid``, exit 2), naming ``--max-nodes``/``--max-edges``
-and the count that would pass; an update is judged by the limits its session was mapped with, the same
-ones, so a map that was allowed can be updated, and an update whose graph outgrows them is refused whole
-(``SessionRefused``, exit 2) before anything is applied. Before this rule a fresh map stopped adding nodes
-at ``max_nodes`` and still said ``finished``; every update of it was then refused.
+The static agent's graph is known before the run: what ``SchemaFit`` places of the linked model, planned
+as the difference from the empty graph (``igg.mapping.difference.plan_difference``), which the static pass
+then applies (``igg.mapping.static``: planned once). A fresh ``igg map-code`` whose graph would exceed the
+limits is refused before any session is stored (``RequestInvalid``, exit 2), naming
+``--max-nodes``/``--max-edges`` and the count that would pass; an update is judged by the limits its session
+was mapped with, the same ones, so a map that was allowed can be updated, and an update whose graph outgrows
+them is refused whole (``SessionRefused``, exit 2) before anything is applied. Before this rule a fresh map
+stopped adding nodes at ``max_nodes`` and still said ``finished``; every update of it was then refused.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from igg.act.difference import Difference
 from igg.agents.code.mapping import SchemaFit
 from igg.errors import Problem, RequestInvalid, SessionRefused
 from igg.graph.state import GraphState
-from igg.mapping.difference import desired_graph
+from igg.mapping.difference import plan_difference
 from igg.record.logs import get_logger
 
 log = get_logger("igg.code")
@@ -34,13 +35,15 @@ def _over(nodes: int, edges: int, limits: Any) -> list[tuple[str, str, int, int]
     return found
 
 
-def check_map_size(fit: SchemaFit, limits: Any) -> tuple[int, int]:
-    """The node and edge counts of the fresh static map of ``fit``; ``RequestInvalid`` (naming the option to
-    raise and the value that would pass) when they exceed ``limits`` (the request's constraints)."""
-    nodes, edges = desired_graph(fit)
-    over = _over(len(nodes), len(edges), limits)
+def check_map_size(fit: SchemaFit, limits: Any) -> Difference:
+    """The fresh static map of ``fit``, planned: the difference from the empty graph (what the static pass
+    applies); ``RequestInvalid`` (naming the option to raise and the value that would pass) when its node or
+    edge count exceeds ``limits`` (the request's constraints)."""
+    diff = plan_difference(GraphState(fit.schema), fit)
+    nodes, edges = len(diff.add_nodes), len(diff.add_edges)
+    over = _over(nodes, edges, limits)
     if over:
-        log.info("map_code_over_limits", nodes=len(nodes), edges=len(edges))
+        log.info("map_code_over_limits", nodes=nodes, edges=edges)
         raise RequestInvalid(
             [
                 Problem(
@@ -53,7 +56,7 @@ def check_map_size(fit: SchemaFit, limits: Any) -> tuple[int, int]:
             ],
             source="the command line",
         )
-    return len(nodes), len(edges)
+    return diff
 
 
 def updated_size(state: GraphState, diff: Difference) -> tuple[int, int]:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from igg.act.apply import collector_paused
+from igg.act.difference import Difference
 from igg.agents.code.mapping import SchemaFit
 from igg.codemap import AGENT_MODES
 from igg.codemap import language as languages
@@ -66,6 +67,10 @@ class CodeMap:
     keys: list[tuple[str | None, str]] = field(default_factory=list)
     """Each file's module name as its language named it and the key of its facts in the cache, in the walk's
     order (empty without a cache: ``parse_all``)."""
+    plan: Difference | None = field(default=None, repr=False)
+    """A fresh static map's graph, planned as the difference from the empty graph by its limit check
+    (``code_agent``: ``igg.mapping.limits.check_map_size``), which the static pass applies as planned
+    (``igg.mapping.static``); None before that check, and once taken."""
     _kept: tuple[int, list[dict[str, Any]]] | None = field(default=None, init=False, repr=False)
     """What ``let_go`` kept of the facts: the lines read and the files read only in part."""
 
@@ -92,6 +97,7 @@ class CodeMap:
         lists and tables are emptied in place, as the agent and its schema fit share them, so the graph's
         apply reuses their memory (with the facts, a third of the process's at 50,000 files)."""
         self.let_go_of_facts()
+        self.plan = None
         self.model.symbols.clear()
         self.model.files.clear()
         self.model.shared.clear()
@@ -457,7 +463,7 @@ def code_agent(
             return CodeAgent(model=codemap.model, files_per_turn=FILES_PER_TURN)
         config = codemap.request.config
         fit = SchemaFit(codemap.model, config.schema_.compile())
-        check_map_size(fit, config.constraints)
+        codemap.plan = check_map_size(fit, config.constraints)
         return CodeAgent(model=codemap.model, fit=fit, files_per_turn=FILES_PER_TURN)
     agent = create_agent(codemap.request, mode, environ=environ, sources=codemap.walk.files)
     if mode == "hybrid":

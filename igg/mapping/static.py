@@ -88,7 +88,12 @@ def _apply(session: Session, codemap: CodeMap, fit: SchemaFit, skipped: Counter[
     """The planned graph applied as the session's one step. The facts, the linked model and the fit are let
     go of once the difference is planned, and the difference on return, before the finalize step snapshots
     the graph: the graph reuses their memory."""
-    diff = plan_difference(session.state, fit)
+    # the limit check planned the graph from the empty one (``CodeMap.plan``): a session that starts empty
+    # takes that plan as it is, any other (seeded) plans its own
+    diff = codemap.plan if codemap.plan is not None and not session.state.node_count else None
+    codemap.plan = None
+    if diff is None:
+        diff = plan_difference(session.state, fit)
     files = {
         "read": len(codemap.walk.files),
         "partial": len(codemap.partial_files()),

@@ -61,6 +61,7 @@ def test_the_static_pass_draws_the_graph_the_loop_draws(tree: str) -> None:
     # the facts and the linked model were let go of once the graph was planned; the summary still counts them
     codemap = prepared[0]
     assert codemap.facts == [] and codemap.model.files == [] and codemap.model.symbols == {}
+    assert codemap.plan is None  # the limit check's plan, applied as planned and let go of
     assert summary["files"]["lines"] == sum(f.lines for f in loop_map.facts) > 0
     assert summary["files"]["partial"] == loop_map.partial_files()
 
