@@ -9,7 +9,11 @@ collector's garbage collected before each; the two checkouts alternate, ``--roun
 both. It prints each map's CPU seconds (all processes), the phases map-code reports, the edges drawn, and per
 tree the medians and the ratio new/base (the issue's line: within 1.15x).
 
-Usage: ``python scripts/bench_map_code_against.py --base DIR [--rounds 3] [--maps 2] [--tree DIR ...]``.
+``--store`` maps each tree into a new SQLite store with its facts cache beside it, as ``igg map-code --store``
+does (the facts and the names they mention kept, the step's mutations and the finalize snapshot written).
+
+Usage: ``python scripts/bench_map_code_against.py --base DIR [--rounds 3] [--maps 2] [--tree DIR ...]
+[--store]``.
 """
 
 from __future__ import annotations
@@ -38,29 +42,42 @@ def cpu():
     t = os.times()
     return t.user + t.system + t.children_user + t.children_system
 
-tree, maps = Path(sys.argv[1]), int(sys.argv[2])
-map_code([tree], agent="code", jobs=1)
+tree, maps, stored = Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "store"
+
+def one(n):
+    if not stored:
+        return map_code([tree], agent="code", jobs=1)
+    from igg.codemap.cache import FactsCache
+    store = Path(sys.argv[4]) / f"map{n}.sqlite"
+    cache = FactsCache(Path(f"{store}.codefacts"))
+    try:
+        return map_code([tree], agent="code", jobs=1, store=store, cache=cache)
+    finally:
+        cache.close()
+
+one(0)
 spent = []
-for _ in range(maps):
+for n in range(maps):
     gc.collect()
     started = cpu()
-    result, summary = map_code([tree], agent="code", jobs=1)
+    result, summary = one(n + 1)
     spent.append(cpu() - started)
 phases = " ".join(f"{k} {v:.2f}" for k, v in summary["seconds"].items())
 print("CPU", " ".join(f"{s:.3f}" for s in spent), "|", result.state.edge_count, "edges |", phases)
 """
 
 
-def measure(checkout: Path, tree: Path, maps: int) -> tuple[list[float], str]:
+def measure(checkout: Path, tree: Path, maps: int, store: bool = False) -> tuple[list[float], str]:
     env = {**os.environ, "PYTHONPATH": str(checkout), "PYTHONHASHSEED": "0"}
-    done = subprocess.run(
-        [sys.executable, "-c", ONE, str(tree), str(maps)],
-        env=env,
-        capture_output=True,
-        text=True,
-        cwd=tempfile.gettempdir(),
-        check=False,
-    )
+    with tempfile.TemporaryDirectory(prefix="igg-bench-store-") as stores:
+        done = subprocess.run(
+            [sys.executable, "-c", ONE, str(tree), str(maps), "store" if store else "memory", stores],
+            env=env,
+            capture_output=True,
+            text=True,
+            cwd=tempfile.gettempdir(),
+            check=False,
+        )
     found = re.search(r"CPU ([\d. ]+)\|(.*)", done.stdout)
     if found is None:
         raise SystemExit(f"{checkout} on {tree}: {done.stderr[-2000:]}")
@@ -73,6 +90,11 @@ def main() -> int:
     cli.add_argument("--rounds", type=int, default=3)
     cli.add_argument("--maps", type=int, default=2, help="timed maps per process (default 2)")
     cli.add_argument("--tree", type=Path, action="append", help="map these trees instead")
+    cli.add_argument(
+        "--store",
+        action="store_true",
+        help="map each tree into a new SQLite store with its facts cache, as `igg map-code --store` does",
+    )
     args = cli.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         trees = args.tree
@@ -90,7 +112,7 @@ def main() -> int:
         for n in range(args.rounds):
             for tree in trees:
                 for label, checkout in (("base", args.base), ("new", ROOT)):
-                    times, rest = measure(checkout, tree, args.maps)
+                    times, rest = measure(checkout, tree, args.maps, args.store)
                     spent.setdefault((tree, label), []).extend(times)
                     print(f"round {n + 1} {label:4} {tree.name:10} CPU {times} | {rest}", flush=True)
         print(f"{'tree':12} {'base CPU':>9} {'new CPU':>9} {'new/base':>9}  (medians; target <= 1.15)")

@@ -1,8 +1,8 @@
-"""``mentioned_names`` (the names a file's facts mention, which ``--update`` reads to tell which files a changed
-declaration concerns) walks the facts a level at a time; it is pinned here to the plain walk it replaced, on
-the facts of every fixture tree (real projects' files among them) and on facts holding any JSON a
-configuration file may say. A name it missed would leave a file that mentions a changed declaration unlinked,
-and an update unlike a fresh map."""
+"""``mentioned_names`` (the names a file's facts mention, which ``--update`` reads to tell which files a
+changed declaration concerns) walks the facts a level at a time; it is pinned here to the plain walk it
+replaced, on the facts of every fixture tree (real projects' files among them) and on facts holding any JSON
+a configuration file may say. A name it missed would leave a file that mentions a changed declaration
+unlinked, and an update unlike a fresh map."""
 
 from __future__ import annotations
 
