@@ -323,9 +323,9 @@ def mentioned_names(f: FileFacts) -> str:
     reach), which is what lets ``--update`` link again only the files that mention a changed declaration.
 
     The facts are walked a level at a time: the items of every list, tuple and dict of a level are gathered
-    in one C-level pass (``chain.from_iterable``), and a slotted object's fields by one getter per class, so
-    the walk costs about half the plain one (a fifth of a file's analysis; ``tests/unit/test_facts_names.py``
-    pins it to the plain walk on every fixture tree)."""
+    in one C-level pass (``chain.from_iterable``), and a slotted object's fields by one getter per class:
+    about half the CPU of the plain walk, which cost a fifth to a third of a file's analysis
+    (``tests/unit/test_facts_names.py`` pins the two together on every fixture tree)."""
     strings: list[str] = []
     level: list[Any] = [f]
     getters = _FIELD_GETTERS
