@@ -358,8 +358,8 @@ def map_code(
             on_prepared(codemap)
         if agent == "code":  # the code agent reads the linked model, not the facts
             codemap.let_go_of_facts()
+        run_started = clock()  # the run's phase counts placing the model in the schema and planning the graph
         the_agent = code_agent(agent, codemap, environ, fresh=not resume)
-        run_started = clock()
         result, static = _map_run(
             codemap,
             the_agent,

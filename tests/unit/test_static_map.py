@@ -93,3 +93,26 @@ def test_a_schema_that_refuses_some_elements_leaves_them_out_as_the_loop_does(tm
         ("update", accepted, accepted),
         ("finalize", 0, 0),
     ]
+
+
+def test_the_run_phase_counts_placing_the_model_and_planning_its_graph(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The summary's ``seconds.run`` covers the static pass from the model placed in the schema and its graph
+    planned (the limit check's plan) to the step kept: a map whose planning takes long says so in its phases,
+    and its ``total`` is what the user waited for, not a part of it. The clock is IGG's own seam
+    (``map_code(clock=...)``): planning advances it by 1,000 s, the rest by nothing."""
+    import igg.mapping.prepare as prepared_module
+
+    now = [0.0]
+    plan = prepared_module.check_map_size
+
+    def slow_plan(fit: Any, limits: Any) -> Any:
+        now[0] += 1000.0
+        return plan(fit, limits)
+
+    monkeypatch.setattr(prepared_module, "check_map_size", slow_plan)
+    result, summary = map_code([CODE / "python"], jobs=1, clock=lambda: now[0])
+    assert result.stop_reason == "finished"
+    assert summary["seconds"]["run"] == 1000.0
+    assert summary["seconds"]["total"] == 1000.0
