@@ -410,7 +410,7 @@ def docs_bolt(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[st
 
     def server(page: str) -> Any:
         if page not in started:
-            started[page] = start_arcadedb(tmp_path_factory.mktemp("readme-arcadedb"))
+            started[page] = start_arcadedb(tmp_path_factory.mktemp("docs-arcadedb"))
         return started[page]
 
     try:

@@ -36,6 +36,7 @@ def test_tests_of_one_group_run_on_one_worker(tmp_path: Path) -> None:
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
     ran = re.findall(r"\[(gw\d)\].*PASSED (\S+)", out.stdout)
     assert len(ran) == 24, out.stdout[-2000:]
+    assert {worker for worker, _ in ran} == {"gw0", "gw1"}, "the suite ran on one worker: nothing was shown"
     workers: dict[str, set[str]] = {}
     for worker, test in ran:  # the group of the server's tests, and one group per module for the others
         group = "server" if "::test_server" in test else test.partition("::")[0]
