@@ -375,7 +375,7 @@ def map_code(
             recorders=recorders,
         )
     if agent == "code" and store is not None and result.stop_reason == "finished":
-        _index_map(open_store(store), result.session_id, codemap, prepare_options)
+        _index_map(open_store(store), result, codemap, prepare_options)
     out_summary = summary(codemap, result, the_agent if static is None else None, clock() - run_started)
     if static is not None:
         out_summary["static_analysis"] = static
@@ -408,13 +408,15 @@ def _keep_for_checks(codemap: CodeMap, options: dict[str, Any], clock: Callable[
         codemap.seconds["keep"] = clock() - started
 
 
-def _index_map(store: SessionStore, session_id: str, codemap: CodeMap, options: dict[str, Any]) -> None:
-    """Keep the index of the tree a static map walked (``igg.codemap.treeindex``): a later ``--update`` of
-    the session sees by stat alone whether any file changed."""
+def _index_map(store: SessionStore, result: RunResult, codemap: CodeMap, options: dict[str, Any]) -> None:
+    """Keep the index of the tree a static map walked (``igg.codemap.treeindex``), with each file's Module
+    node: a later ``--update`` of the session sees by stat alone whether any file changed, and which."""
     from igg.codemap.treeindex import INDEX_SUFFIX, TreeIndex, TreeIndexes, index_key
     from igg.codemap.walk import DEFAULT_MAX_BYTES
+    from igg.mapping.updated import module_nodes
     from igg.store.location import sidecar_path
 
+    session_id = result.session_id
     key = index_key(
         session_id,
         codemap.paths,
@@ -425,7 +427,7 @@ def _index_map(store: SessionStore, session_id: str, codemap: CodeMap, options: 
     indexes = TreeIndexes(sidecar_path(store.location, INDEX_SUFFIX))
     try:
         step = store.session(session_id).last_step
-        indexes.put(key, TreeIndex.of(codemap.walk, session_id, step))
+        indexes.put(key, TreeIndex.of(codemap.walk, session_id, step, module_nodes(result.state)))
         indexes.put_calls(session_id, step, codemap.model.calls)
     finally:
         indexes.close()

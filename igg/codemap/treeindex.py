@@ -27,9 +27,10 @@ import importlib.metadata
 import json
 import os
 import sqlite3
+import time
 import zlib
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import orjson
@@ -37,12 +38,12 @@ import orjson
 from igg.codemap import language as languages
 from igg.codemap.cache import FORMAT_VERSION
 from igg.codemap.model import CallRow, KeptCalls
-from igg.codemap.walk import WalkResult, names_digest
+from igg.codemap.walk import RACY_NS, WalkResult, names_digest
 from igg.record.logs import get_logger
 
 log = get_logger("igg.code")
 
-INDEX_VERSION = "3"
+INDEX_VERSION = "4"
 """Bumped when the index's rows change shape."""
 INDEX_SUFFIX = ".codeindex"
 """The index's file: the store's path with this suffix (``sidecar_path``)."""
@@ -63,10 +64,21 @@ class TreeIndex:
     sizes: list[int]
     mtimes: list[int]
     shas: list[str | None]
+    files: dict[str, tuple[str | None, str]] = field(default_factory=dict)
+    """Each file read that has a Module node, by its path as the walk reported it: (its ``SourceFile.module``,
+    the id of its Module node then). Empty when not known (several roots mapped): an update of one file
+    whose facts stayed the same (``igg.mapping.samefacts``) needs it."""
 
     @classmethod
-    def of(cls, walked: WalkResult, session_id: str, last_step: int) -> TreeIndex:
-        """The index of ``walked``, a walk of session ``session_id`` kept at step ``last_step``."""
+    def of(
+        cls,
+        walked: WalkResult,
+        session_id: str,
+        last_step: int,
+        modules: Mapping[str, str] | None = None,
+    ) -> TreeIndex:
+        """The index of ``walked``, a walk of session ``session_id`` kept at step ``last_step``; ``modules``:
+        the id of each mapped file's Module node, by its path (``module_nodes``)."""
         stats = walked.stats.values()
         return cls(
             session_id=session_id,
@@ -77,40 +89,67 @@ class TreeIndex:
             sizes=[size for size, _, _ in stats],
             mtimes=[mtime for _, mtime, _ in stats],
             shas=[sha for _, _, sha in stats],
+            files={f.path: (f.module, modules[f.path]) for f in walked.files if f.path in modules}
+            if modules
+            else {},
         )
 
     def unchanged(self) -> bool:
         """Whether the tree is as indexed: every directory's time, every file's size and time or else its
         bytes (see the module doc)."""
-        try:
-            for path, mark in self.dirs.items():
-                if isinstance(mark, str):  # kept as its listing (its time was too recent to tell)
-                    if names_digest(os.listdir(path)) != mark:
-                        return False
-                elif mark < 0 or os.stat(path).st_mtime_ns != mark:
-                    return False
-            stat = os.stat
-            for path, size, mtime in zip(self.paths, self.sizes, self.mtimes, strict=True):
-                st = stat(path)
-                if st.st_mtime_ns != mtime or st.st_size != size or mtime < 0:
-                    return self._same_bytes()
-        except OSError:
-            return False
-        return True
+        return self.changed() == []
 
-    def _same_bytes(self) -> bool:
-        """Whether every file whose stat differs from its index (or whose time was too recent to tell) still
-        has the bytes it had: a file touched or rewritten alike is not a change."""
-        for path, size, mtime, sha in zip(self.paths, self.sizes, self.mtimes, self.shas, strict=True):
-            st = os.stat(path)
-            if st.st_size == size and st.st_mtime_ns == mtime and mtime >= 0:
-                continue
-            if sha is None or st.st_size != size:
-                return False
-            with open(path, "rb") as f:
-                if hashlib.sha256(f.read()).hexdigest() != sha:
-                    return False
-        return True
+    def changed(self, same_dir: Callable[[str], bool] | None = None) -> list[Changed] | None:
+        """The files whose bytes differ from the index: (their position in it, their bytes, their stat taken
+        before they were read); a file touched or rewritten alike is no change. None when a directory changed
+        (its time differs, or was too recent to tell, and ``same_dir`` of it is false; default: its listing
+        differs from the one kept for it), or a file is gone, unreadable, or was not read then (its sha256 is
+        unknown)."""
+        stat = os.stat
+        try:
+            for folder, mark in self.dirs.items():
+                if isinstance(mark, int) and mark >= 0 and stat(folder).st_mtime_ns == mark:
+                    continue
+                if same_dir is not None:
+                    if not same_dir(folder):
+                        return None
+                elif not isinstance(mark, str) or names_digest(os.listdir(folder)) != mark:
+                    return None
+            changed: list[Changed] = []
+            for position, (path, size, mtime, sha) in enumerate(
+                zip(self.paths, self.sizes, self.mtimes, self.shas, strict=True)
+            ):
+                st = stat(path)
+                if st.st_mtime_ns == mtime and st.st_size == size and mtime >= 0:
+                    continue
+                if sha is None:
+                    return None
+                with open(path, "rb") as f:
+                    st = os.fstat(f.fileno())
+                    data = f.read()
+                if hashlib.sha256(data).hexdigest() != sha:
+                    changed.append((position, data, st))
+        except OSError:
+            return None
+        return changed
+
+    def note(self, changed: Sequence[Changed], last_step: int) -> None:
+        """The files ``changed`` (as ``changed`` gives them) read at their new stats and bytes, by a map or an
+        update kept at step ``last_step``."""
+        for position, data, st in changed:
+            self.sizes[position] = st.st_size
+            self.mtimes[position] = _mtime(st)
+            self.shas[position] = hashlib.sha256(data).hexdigest()
+        self.last_step = last_step
+
+
+Changed = tuple[int, bytes, os.stat_result]
+"""A file whose bytes changed since an index (``TreeIndex.changed``): its position, its bytes, its stat."""
+
+
+def _mtime(st: os.stat_result) -> int:
+    """``st``'s modification time, or -1 when too recent to tell a later change (as a walk keeps it)."""
+    return st.st_mtime_ns if st.st_mtime_ns < time.time_ns() - RACY_NS else -1
 
 
 def index_key(
@@ -190,6 +229,7 @@ class TreeIndexes:
                 sizes=data["sizes"],
                 mtimes=data["mtimes"],
                 shas=data["shas"],
+                files={path: (module, node) for path, (module, node) in data["files"].items()},
             )
             if not len(index.paths) == len(index.sizes) == len(index.mtimes) == len(index.shas):
                 raise ValueError("the file columns differ in length")
@@ -199,6 +239,8 @@ class TreeIndexes:
                 and all(h is None or type(h) is str for h in index.shas)
             ):  # never a file descriptor's number for a path, nor a crash of the check
                 raise ValueError("a file column holds a value of another type")
+            if not all((m is None or type(m) is str) and type(n) is str for m, n in index.files.values()):
+                raise ValueError("a file's module or node is of another type")
             return index
         except (sqlite3.Error, zlib.error, ValueError, KeyError, TypeError, AttributeError) as exc:
             log.warning("code_tree_index_unreadable", path=str(self.path), error=str(exc))
@@ -218,6 +260,7 @@ class TreeIndexes:
             "sizes": index.sizes,
             "mtimes": index.mtimes,
             "shas": index.shas,
+            "files": index.files,
         }
         blob = zlib.compress(orjson.dumps(data), 1)
         try:
@@ -253,6 +296,32 @@ class TreeIndexes:
                     "INSERT OR REPLACE INTO calls_step (session_id, step, version) VALUES (?, ?, ?)",
                     (session_id, step, _calls_version()),
                 )
+        except sqlite3.Error as exc:
+            log.warning("code_tree_index_write_failed", path=str(self.path), error=str(exc))
+
+    def move_calls(
+        self, session_id: str, since: int, step: int, shas: Mapping[str, tuple[str | None, str | None]]
+    ) -> None:
+        """The calls kept for step ``since`` of session ``session_id`` made to speak for its step ``step``,
+        after a change of files that kept their facts, and so their calls (``shas``: path -> its content hash
+        then and now): each such file's rows, kept for its hash then, are kept for its hash now. When the calls
+        kept speak for another step, none are kept any more."""
+        if self._db is None:
+            return
+        try:
+            with self._db:
+                row = self._db.execute(
+                    "SELECT step, version FROM calls_step WHERE session_id = ?", (session_id,)
+                ).fetchone()
+                if row is None or tuple(row) != (since, _calls_version()):
+                    self._db.execute("DELETE FROM calls WHERE session_id = ?", (session_id,))
+                    self._db.execute("DELETE FROM calls_step WHERE session_id = ?", (session_id,))
+                    return
+                self._db.executemany(
+                    "UPDATE calls SET sha = ? WHERE session_id = ? AND path = ? AND sha = ?",
+                    ((now, session_id, path, then) for path, (then, now) in shas.items()),
+                )
+                self._db.execute("UPDATE calls_step SET step = ? WHERE session_id = ?", (step, session_id))
         except sqlite3.Error as exc:
             log.warning("code_tree_index_write_failed", path=str(self.path), error=str(exc))
 

@@ -22,10 +22,8 @@ that does not read back) maps the tree as ``tree_state`` does and keeps the new 
 
 from __future__ import annotations
 
-import hashlib
 import os
 import pickle
-import time
 import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -41,7 +39,6 @@ from igg.codemap.treeindex import TreeIndex, index_key
 from igg.codemap.walk import (
     DEFAULT_MAX_BYTES,
     PACKAGE_NAMES_KEPT,
-    RACY_NS,
     VENDORED_DIRS,
     WalkResult,
     names_digest,
@@ -133,7 +130,7 @@ def kept_state(
     kept = _load(cache.get_kept(key))
     if kept is None:
         return None
-    changed = _changed(kept)
+    changed = kept.index.changed(lambda folder: _listing(folder) == kept.listings.get(folder))
     if changed is None:
         return None
     known: dict[str, FileFacts] = {}
@@ -165,10 +162,7 @@ def kept_state(
                 source.module,
                 FactsCache.key(source.path, source.module, content_hash(source.text), reads),
             )
-        for position, data, st in changed:
-            kept.index.sizes[position] = st.st_size
-            kept.index.mtimes[position] = _mtime(st)
-            kept.index.shas[position] = hashlib.sha256(data).hexdigest()
+        kept.index.note(changed, kept.index.last_step)
         cache.put_kept(key, _dump(kept))  # the next run reads these files by stat again
     log.debug("code_check_graph_kept", files=kept.index.read, read_again=len(changed), parsed=parsed)
     return TreeState(
@@ -237,37 +231,6 @@ def keep_mapped(
     return True
 
 
-def _changed(kept: _Kept) -> list[tuple[int, bytes, os.stat_result]] | None:
-    """The files whose bytes changed since ``kept`` was kept: (position in its index, bytes, their stat taken
-    before they were read); None when a directory's names changed, or a file is gone, unreadable, or was not
-    read then (its sha256 is unknown)."""
-    index = kept.index
-    try:
-        for folder, mark in index.dirs.items():
-            if isinstance(mark, int) and mark >= 0 and os.stat(folder).st_mtime_ns == mark:
-                continue
-            if _listing(folder) != kept.listings.get(folder):
-                return None
-        changed = []
-        stat = os.stat
-        for position, (path, size, mtime, sha) in enumerate(
-            zip(index.paths, index.sizes, index.mtimes, index.shas, strict=True)
-        ):
-            st = stat(path)
-            if st.st_mtime_ns == mtime and st.st_size == size and mtime >= 0:
-                continue
-            if sha is None:
-                return None
-            with open(path, "rb") as f:
-                st = os.fstat(f.fileno())
-                data = f.read()
-            if hashlib.sha256(data).hexdigest() != sha:
-                changed.append((position, data, st))
-    except OSError:
-        return None
-    return changed
-
-
 WALK_NAMES = frozenset({".gitignore", "exclude", "pyvenv.cfg"})
 """Names of files that decide a walk though no language reads them (``igg.codemap.walk``)."""
 
@@ -285,11 +248,6 @@ def _listing(folder: str) -> str:
             elif entry.name in WALK_NAMES or languages.is_read(entry.name):
                 names.append(entry.name)
     return names_digest(names)
-
-
-def _mtime(st: os.stat_result) -> int:
-    """``st``'s modification time, or -1 when too recent to tell a later change (as a walk keeps it)."""
-    return st.st_mtime_ns if st.st_mtime_ns < time.time_ns() - RACY_NS else -1
 
 
 def _dump(kept: _Kept) -> bytes:

@@ -27,7 +27,7 @@ from igg.graph.state import GraphState
 from igg.mapping.difference import plan_difference, plan_file_difference
 from igg.mapping.limits import check_update_size
 from igg.mapping.touched import alone, named_beside, sibling_files
-from igg.mapping.updated import UpdateResult, update_result
+from igg.mapping.updated import UpdateResult, load_map, module_nodes, reasoning, update_result
 from igg.record.logs import get_logger
 from igg.store.location import resolve_store_path, sidecar_path
 
@@ -323,14 +323,14 @@ def remap(
     commit_of: Callable[[], str | None],
     store_path: str | Path,
     kept: KeptRows,
-) -> tuple[UpdateResult, WalkResult, KeptCalls]:
-    """The update of session ``sid`` (see the module doc), its walk and the calls its link resolved, to keep
-    (``kept`` reads those of the last link: ``KeptCalls``). Loading, linking and diffing make no cycles: the
-    collector is paused (``igg.graph.collector``)."""
+) -> tuple[UpdateResult, WalkResult, KeptCalls, dict[str, str]]:
+    """The update of session ``sid`` (see the module doc), its walk, the calls its link resolved, to keep
+    (``kept`` reads those of the last link: ``KeptCalls``), and each file's Module node now. Loading,
+    linking and diffing make no cycles: the collector is paused (``igg.graph.collector``)."""
     from igg.store import SessionStore
 
     store = SessionStore(store_path)
-    session = _load_map(store, sid)
+    session = load_map(store, sid)
     state = session.state
     seconds = {"load": clock() - started}
     mark = clock()
@@ -379,7 +379,7 @@ def remap(
             diff,
             files=files,
             git_commit=commit,
-            reasoning=_reasoning(files, commit),
+            reasoning=reasoning(files, commit),
             timings_ms={"total": round((clock() - started) * 1000, 3)},
         )
         iteration, changes = update.iteration, update.changes
@@ -389,7 +389,8 @@ def remap(
     seconds["commit"] = clock() - mark
     seconds["total"] = clock() - started
     size = (state.node_count, state.edge_count)
-    return update_result(sid, step, iteration, changes, files, size, commit, seconds), walked, calls
+    result = update_result(sid, step, iteration, changes, files, size, commit, seconds)
+    return result, walked, calls, module_nodes(state)
 
 
 KeepFacts = Callable[[FactsCache, list[FileFacts], list[tuple[str | None, str]]], object]
@@ -416,27 +417,6 @@ def _keeping(
     return lambda cache, facts, keys: keep_mapped(
         paths, cache, walked, facts, keys, package_prefix=package_prefix, max_bytes=max_bytes
     )
-
-
-def _reasoning(files: dict[str, Any], commit: str | None) -> str:
-    """What the update step says it did (its reasoning): the files read, re-parsed, added, changed,
-    removed."""
-    return (
-        f"Re-mapped {files['read']} files: {files['reparsed']} re-parsed, {files['unchanged']} "
-        f"unchanged; {len(files['added'])} added, {len(files['changed'])} changed, "
-        f"{len(files['removed'])} removed" + (f" (git {commit})" if commit else "") + "."
-    )
-
-
-def _load_map(store: Any, sid: str) -> Any:
-    """Stored session ``sid`` (checked by ``_check_map``), loaded to be updated."""
-    from igg.session import Session
-    from igg.store import StoreSessions
-
-    log.debug("map_code_state_loading", session_id=sid)
-    repo = StoreSessions(store)
-    # begun: a finished map is not claimed again; its recorder writes the update step without an owner
-    return Session.load(repo, sid, lambda info: repo.recorder(agent=info.agent).for_session(sid), begun=True)
 
 
 def _module_shas(state: GraphState) -> dict[str, Any]:

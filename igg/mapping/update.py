@@ -98,12 +98,33 @@ def update_map(
     indexes = TreeIndexes(sidecar_path(resolve_store_path(store_path), INDEX_SUFFIX))
     try:
         key = index_key(sid, paths, max_bytes=max_bytes, package_prefix=package_prefix, chosen=chosen)
-        quick = _unchanged(indexes.get(key), info, commit_of, started, clock)
-        if quick is not None:
-            return quick
+        index = indexes.get(key)
+        if index is not None and (index.session_id, index.last_step) != (sid, info.last_step):
+            index = None  # it speaks for another graph
+        changed = index.changed() if index is not None else None
+        if index is not None and changed == []:
+            return _unchanged(index, info, commit_of, started, clock)
+        if index is not None and changed:
+            from igg.mapping.samefacts import update_same_facts
+
+            kept = update_same_facts(
+                paths,
+                sid,
+                (index, changed),
+                store_path=store_path,
+                max_bytes=max_bytes,
+                chosen=chosen,
+                clock=clock,
+                started=started,
+                commit_of=commit_of,
+                indexes=indexes,
+            )
+            if kept is not None:
+                indexes.put(key, index)  # noted: its files' new stats and bytes, the step kept
+                return kept
         from igg.mapping.remap import remap
 
-        result, walked, calls = remap(
+        result, walked, calls, modules = remap(
             paths,
             sid,
             max_bytes=max_bytes,
@@ -116,7 +137,7 @@ def update_map(
             store_path=store_path,
             kept=lambda shas: indexes.calls(sid, info.last_step, shas),
         )
-        indexes.put(key, TreeIndex.of(walked, sid, result.step))
+        indexes.put(key, TreeIndex.of(walked, sid, result.step, modules))
         indexes.put_calls(sid, result.step, calls)
         return result
     finally:
@@ -124,19 +145,15 @@ def update_map(
 
 
 def _unchanged(
-    index: TreeIndex | None,
+    index: TreeIndex,
     info: Any,
     commit_of: Callable[[], str | None],
     started: float,
     clock: Callable[[], float],
-) -> UpdateResult | None:
+) -> UpdateResult:
     """The result of an update that finds, by the tree's index alone, that no file changed since the last map
     or update of the session (which is still at that step): what the general path answers when its
-    difference is empty, without parsing a file or loading the graph. None: the general path decides."""
-    if index is None or index.session_id != info.session_id or index.last_step != info.last_step:
-        return None
-    if not index.unchanged():
-        return None
+    difference is empty, without parsing a file or loading the graph."""
     log.debug("map_code_update_unchanged", session_id=info.session_id, files=index.read)
     files: dict[str, Any] = {
         "read": index.read,

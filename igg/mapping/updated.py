@@ -1,12 +1,17 @@
-"""What one ``igg map-code --update`` did (``UpdateResult``), as the update's start (``igg.mapping.update``)
-and its general path (``igg.mapping.remap``) both report it."""
+"""What one ``igg map-code --update`` did (``UpdateResult``), as the update's start (``igg.mapping.update``),
+its path for files that kept their facts (``igg.mapping.samefacts``) and its general path
+(``igg.mapping.remap``) all report it, the step's reasoning, and the session loaded to be updated."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from igg.record.logs import get_logger
+
+if TYPE_CHECKING:
+    from igg.graph.state import GraphState
 
 log = get_logger("igg.code")
 
@@ -74,4 +79,38 @@ def update_result(
     )
 
 
-__all__ = ["UpdateResult", "update_result"]
+def reasoning(files: dict[str, Any], commit: str | None) -> str:
+    """What the update step says it did (its reasoning): the files read, re-parsed, added, changed,
+    removed."""
+    return (
+        f"Re-mapped {files['read']} files: {files['reparsed']} re-parsed, {files['unchanged']} "
+        f"unchanged; {len(files['added'])} added, {len(files['changed'])} changed, "
+        f"{len(files['removed'])} removed" + (f" (git {commit})" if commit else "") + "."
+    )
+
+
+def load_map(store: Any, sid: str, elements: Sequence[str] | None = None) -> Any:
+    """Stored session ``sid`` (checked by ``_check_map``), loaded to be updated (``elements``: only those
+    nodes of its graph, counted with the rest: ``igg.graph.partial``)."""
+    from igg.session import Session
+    from igg.store import StoreSessions
+
+    log.debug("map_code_state_loading", session_id=sid)
+    repo = StoreSessions(store)
+    # begun: a finished map is not claimed again; its recorder writes the update step without an owner
+    return Session.load(
+        repo,
+        sid,
+        lambda info: repo.recorder(agent=info.agent).for_session(sid),
+        begun=True,
+        elements=elements,
+    )
+
+
+def module_nodes(state: GraphState) -> dict[str, str]:
+    """Each mapped file's path -> the id of its Module node in ``state``."""
+    props = state.node_properties
+    return {p["path"]: n for n in state.nodes_of_type("Module") if "path" in (p := props(n))}
+
+
+__all__ = ["UpdateResult", "load_map", "module_nodes", "reasoning", "update_result"]

@@ -26,7 +26,7 @@ Every session is described by one ``SessionInfo`` whose ``status`` is one of ``S
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol, get_args
 
@@ -169,8 +169,10 @@ class SessionRepo(Protocol):
         the session is still at ``last_step`` (its version when loaded) and raises ``SessionConflict`` when
         another process wrote it since."""
 
-    def load(self, session_id: str) -> LoadedSession:
-        """The whole session; ``SessionNotFound`` when there is none."""
+    def load(self, session_id: str, *, elements: Collection[str] | None = None) -> LoadedSession:
+        """The whole session; ``SessionNotFound`` when there is none. ``elements``: the only nodes the caller
+        will read or change (a code map's update whose files kept their facts): a repository may load those
+        alone, counted with the rest (``igg.graph.partial.PartialState``), or the whole graph."""
 
     def sessions(self, status: SessionStatus | None = None, limit: int = 100) -> list[SessionInfo]:
         """Sessions, most recently updated first."""

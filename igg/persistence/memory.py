@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -71,7 +71,8 @@ class MemorySessions:
     def release(self, session_id: str) -> None:
         """One process: nothing to mark."""
 
-    def load(self, session_id: str) -> LoadedSession:
+    def load(self, session_id: str, *, elements: Collection[str] | None = None) -> LoadedSession:
+        """The session, its graph whole (``elements`` is a hint a memory repository need not take)."""
         with self._lock:
             stored = self._get(session_id)
             records, log = list(stored.records), list(stored.log)

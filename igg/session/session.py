@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import functools
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 from igg.act.apply import Actor
@@ -170,13 +170,16 @@ class Session:
         *,
         status: Callable[[SessionInfo], SessionStatus] | None = None,
         begun: bool = False,
+        elements: Collection[str] | None = None,
     ) -> Session:
         """A stored session as its last committed step left it: its graph, its last record (every record read
         on first use), the plan waiting for review (when the request still asks for review), the note of a
         rejected one, its version (``steps``). ``recorder``: what keeps its next steps, made from what the
         repository says of it; ``status``: the status it is driven with (default: the stored one); ``begun``:
-        its recorder writes the next step without claiming the session (an update of a finished one)."""
-        loaded = repo.load(session_id)
+        its recorder writes the next step without claiming the session (an update of a finished one);
+        ``elements``: the only nodes the caller will change (``SessionRepo.load``: a graph of those alone,
+        counted with the rest, when the repository can)."""
+        loaded = repo.load(session_id, elements=elements) if elements is not None else repo.load(session_id)
         info = loaded.info
         session = cls(
             loaded.request,

@@ -193,6 +193,8 @@ def prepare_step(
     nodes, edges = state.node_count, state.edge_count
     if record_json is None:
         record_json = codec.dumps(record)
+    if snapshot and state.partial:
+        raise ValueError("part of a graph keeps no snapshot (igg.graph.partial)")
     snap = codec.kept_snapshot(state, where) if snapshot else None
     review = review_state_of(record) if kind == "review" else None
     return PendingStep(

@@ -10,7 +10,7 @@ never write one session.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from igg.act.step import iteration_events
@@ -77,13 +77,17 @@ class StoreSessions:
         """This process no longer drives the session."""
         self.store.release(session_id, self.owner)
 
-    def load(self, session_id: str) -> LoadedSession:
+    def load(self, session_id: str, *, elements: Collection[str] | None = None) -> LoadedSession:
         """The session's request, graph (from its latest snapshot and the mutations after it), its last
         iteration's record (one row) and its records when asked for (read then, without their mutations,
-        which stay in the store); ``SessionNotFound`` when unknown."""
+        which stay in the store); ``SessionNotFound`` when unknown. ``elements``: only those nodes of the
+        graph, read from their own mutations (``SessionStore.load_elements``), when they can be; else the
+        whole graph."""
         store = self.store
         info = store.session(session_id)
-        request, state, _ = store.load_state(session_id, info=info)  # the request is read and validated once
+        request = store.request(session_id)  # read and validated once
+        part = store.load_elements(session_id, elements, request=request, info=info) if elements else None
+        state = part if part is not None else store.load_state(session_id, info=info, request=request)[1]
         last = store.last_record(session_id)
 
         def read_records() -> list[IterationRecord]:

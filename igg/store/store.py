@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import math
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,7 +21,8 @@ from pydantic import ValidationError
 
 from igg.errors import SessionBusy, SessionError, SessionExists, SessionRefused
 from igg.graph.collector import collector_paused
-from igg.graph.journal import Mutation, NodesMerged, read_mutation
+from igg.graph.journal import Mutation, NodeAdded, NodeDeleted, NodesMerged, NodeUpdated, read_mutation
+from igg.graph.partial import PartialState
 from igg.graph.state import GraphState
 from igg.io.files import protect
 from igg.models.request import Request
@@ -437,6 +438,45 @@ class SessionStore:
             )
             state.restore_id_counters(*counters)
         return request, state, step
+
+    def load_elements(
+        self, session_id: str, elements: Collection[str], *, request: Request, info: SessionInfo
+    ) -> PartialState | None:
+        """The nodes ``elements`` of the session's graph after its last step (``info.last_step``), counted
+        with the rest of the graph (``igg.graph.partial``), read from their own mutations alone (one indexed
+        read) with the step's id counters; None when one of them is not in the graph, a mutation is not a
+        node's own (added, updated, deleted), or the request has a seed graph (whose nodes have no
+        mutations)."""
+        if request.seed_data is not None or not elements:
+            return None
+        wanted = sorted(set(elements))
+        marks = ",".join("?" * len(wanted))
+        step = info.last_step
+
+        def work(c: Connection) -> tuple[list[tuple[int, str]], Any]:
+            rows = c.execute(
+                "SELECT step, data FROM mutations WHERE session_id = ? AND step <= ?"
+                f" AND element IN ({marks}) ORDER BY step, seq",
+                (session_id, step, *wanted),
+            ).fetchall()
+            counters = c.execute(
+                "SELECT next_node, next_edge FROM steps WHERE session_id = ? AND step = ?", (session_id, step)
+            ).fetchone()
+            return rows, counters
+
+        rows, counters = self.db.read(work)
+        state = PartialState(request.config.schema_.compile())
+        for at, data in rows:
+            m = _mutation(session_id, at, data)
+            if not isinstance(m, NodeAdded | NodeUpdated | NodeDeleted) or m.id not in wanted:
+                return None
+            state.apply_mutation(m)
+        state.take_journal()
+        if len(state.nodes) != len(wanted) or counters is None:
+            return None
+        state.restore_id_counters(*counters)
+        state.count_rest(info.nodes, info.edges)
+        return state
 
     def iteration_at(self, session_id: str, step: int) -> int:
         """The iteration the session had reached at ``step`` (0 before the first)."""

@@ -1,0 +1,214 @@
+"""An update whose changed files kept their facts (``igg.mapping.samefacts``) loads only their Module nodes
+and keeps what the general path keeps for the same edit: the same step record, the same mutations, the same
+graph (ids and provenance included), and a tree index, facts cache and kept calls from which the next updates,
+of either kind, go on alike and equal a fresh map. Judged on the Python and Java fixtures, the polyglot tree
+and two real projects (ky in TypeScript, chi in Go)."""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+import sqlite3
+import zlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import igg.mapping.samefacts as samefacts_module
+from igg.codemap.language import is_config, language_of
+from igg.codemap.treeindex import INDEX_SUFFIX
+from igg.graph.partial import PartialState
+from igg.mapping.update import update_map
+from igg.service import map_code
+from igg.store import SessionStore
+from igg.store.codec import canonical
+from igg.store.location import sidecar_path
+from tests.codegraph import CODE_FIXTURES, map_into_store
+from tests.unit.test_code_update import graph_of
+
+TREES: dict[str, list[tuple[str, str]]] = {
+    "python-and-java": [("python", "py"), ("java", "java")],
+    "polyglot": [("polyglot", "")],
+    "ky": [("typescript/ky", "")],
+    "chi": [("go/chi", "")],
+}
+"""Each tree: the fixture folders copied into it, and where."""
+
+
+@pytest.fixture(scope="module", params=sorted(TREES))
+def mapped(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A map-code session of one tree (session ``m``), in a store with its facts cache and tree index."""
+    base = tmp_path_factory.mktemp(request.param)
+    for source, at in TREES[request.param]:
+        shutil.copytree(CODE_FIXTURES / source, base / "tree" / at)
+    map_into_store(base / "tree", base / "s.db")
+    return base
+
+
+def _mapped_copy(mapped: Path, to: Path) -> tuple[Path, Path]:
+    """The tree of ``mapped`` copied to ``to`` and mapped there (a tree's index names it by its path)."""
+    shutil.copytree(mapped / "tree", to / "tree")
+    map_into_store(to / "tree", to / "s.db")
+    return to / "tree", to / "s.db"
+
+
+def _sources(tree: Path) -> list[Path]:
+    """The tree's source files that hold code (no configuration file, no empty one)."""
+    return sorted(
+        p
+        for p in tree.rglob("*")
+        if p.is_file()
+        and language_of(p.name)
+        and not is_config(p.name)
+        and p.read_text(encoding="utf-8").strip()
+    )
+
+
+def _comment(path: Path, seed: int) -> None:
+    """A comment at the end of the file's last line that holds code: its facts stay the same."""
+    lines = path.read_text(encoding="utf-8").split("\n")
+    last = max(i for i, line in enumerate(lines) if line.strip())
+    mark = "#" if path.suffix == ".py" else "//"
+    lines[last] += f"  {mark} reviewed {seed}"
+    path.write_text("\n".join(lines), encoding="utf-8")
+
+
+def _shift(path: Path) -> None:
+    """A blank line on top: every line after it moves, so its facts change."""
+    path.write_text("\n" + path.read_text(encoding="utf-8"), encoding="utf-8")
+
+
+def _picked(tree: Path, seed: int) -> list[str]:
+    """Three source files of the tree (one per language of it first), chosen by ``seed``."""
+    files = _sources(tree)
+    by_language: dict[str | None, Path] = {}
+    for p in random.Random(seed).sample(files, len(files)):
+        by_language.setdefault(language_of(p.name), p)
+    picked = list(by_language.values())
+    picked += [p for p in random.Random(seed + 1).sample(files, len(files)) if p not in picked]
+    return [p.relative_to(tree).as_posix() for p in picked[:3]]
+
+
+def _step(store: Path, step: int) -> tuple[dict[str, Any], list[tuple[str, str, Any]], tuple[Any, ...]]:
+    """A stored step: its record (without its timings and how many files it linked), its mutation rows, and
+    its row's counts and id counters."""
+    with sqlite3.connect(store) as db:
+        record = json.loads(
+            db.execute("SELECT record FROM steps WHERE session_id = 'm' AND step = ?", (step,)).fetchone()[0]
+        )
+        rows = db.execute(
+            "SELECT op, element, data FROM mutations WHERE session_id = 'm' AND step = ? ORDER BY seq",
+            (step,),
+        ).fetchall()
+        counts = db.execute(
+            "SELECT kind, iteration, proposed, accepted, nodes, edges, next_node, next_edge FROM steps"
+            " WHERE session_id = 'm' AND step = ?",
+            (step,),
+        ).fetchone()
+    record.pop("timings_ms")
+    record["files"].pop("relinked")
+    return record, [(op, element, json.loads(data)) for op, element, data in rows], tuple(counts)
+
+
+def _general(monkeypatch: pytest.MonkeyPatch) -> Callable[[], Any]:
+    """Updates take the general path while the returned function's context lasts."""
+    patch = monkeypatch.context()
+    context = patch.__enter__()
+    context.setattr(samefacts_module, "update_same_facts", lambda *a, **k: None)
+    return lambda: patch.__exit__(None, None, None)
+
+
+def _update(tree: Path, store: Path) -> Any:
+    return update_map([tree], store, session_id="m", jobs=1)
+
+
+def test_files_that_kept_their_facts_are_updated_as_the_general_path_updates_them(
+    mapped: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fast, fast_store = _mapped_copy(mapped, tmp_path / "fast")
+    slow, slow_store = _mapped_copy(mapped, tmp_path / "slow")
+    picked = _picked(fast, 7)
+    for round_ in range(2):  # twice: the index, cache and kept calls the first left are used by the second
+        for path in picked[: 1 + round_ * 2]:
+            for tree in (fast, slow):
+                _comment(tree / path, round_)
+
+        def whole(*_: Any, **__: Any) -> Any:
+            raise AssertionError("the whole graph was loaded")
+
+        with monkeypatch.context() as m:
+            m.setattr(SessionStore, "load_state", whole)
+            kept = _update(fast, fast_store)
+        done = _general(monkeypatch)
+        general = _update(slow, slow_store)
+        done()
+        assert kept.files["changed"] == sorted(picked[: 1 + round_ * 2])
+        assert kept.files["relinked"] == 0 and general.files["relinked"] >= 1
+        assert kept.graph["nodes_changed"] == len(kept.files["changed"]) and kept.graph["edges_changed"] == 0
+        assert (kept.graph, kept.step, kept.iteration) == (general.graph, general.step, general.iteration)
+        assert _step(fast_store, kept.step) == _step(slow_store, general.step)
+        assert canonical(SessionStore(fast_store).load_state("m")[1]) == canonical(
+            SessionStore(slow_store).load_state("m")[1]
+        )
+    # an edit that moves lines: the general path for both, from what each path left behind
+    for tree in (fast, slow):
+        _shift(tree / picked[0])
+    kept, general = _update(fast, fast_store), _update(slow, slow_store)
+    assert kept.files["relinked"] >= 1
+    assert (kept.graph, kept.files) == (general.graph, general.files)
+    assert canonical(SessionStore(fast_store).load_state("m")[1]) == canonical(
+        SessionStore(slow_store).load_state("m")[1]
+    )
+    map_code([fast], agent="code", jobs=1, store=tmp_path / "fresh.db", session_id="f")
+    assert graph_of(fast_store, "m") == graph_of(tmp_path / "fresh.db", "f")
+    assert _update(fast, fast_store).graph["nodes"] == kept.graph["nodes"]  # and nothing left to change
+
+
+def test_a_file_whose_facts_changed_takes_the_general_path(mapped: Path, tmp_path: Path) -> None:
+    tree, store = _mapped_copy(mapped, tmp_path / "m")
+    first, second = _picked(tree, 11)[:2]
+    _comment(tree / first, 0)
+    _shift(tree / second)  # one file of the two changed its facts: both are linked again
+    result = _update(tree, store)
+    assert result.files["changed"] == sorted([first, second]) and result.files["relinked"] >= 2
+    assert result.files["reparsed"] == 2  # the files this path parsed, the general path parses and reports
+
+
+def test_a_partial_graph_counts_the_whole_and_keeps_no_snapshot(mapped: Path) -> None:
+    store = SessionStore(mapped / "s.db")
+    info, request = store.session("m"), store.request("m")
+    _, whole, _ = store.load_state("m")
+    modules = sorted(whole.nodes_of_type("Module"))[:2]
+    part = store.load_elements("m", modules, request=request, info=info)
+    assert isinstance(part, PartialState)
+    assert sorted(part.nodes) == modules
+    assert (part.node_count, part.edge_count) == (whole.node_count, whole.edge_count)
+    assert part.id_counters == whole.id_counters
+    assert all(part.node_properties(n) == whole.node_properties(n) for n in modules)
+    assert store.load_elements("m", [*modules, "n999999999"], request=request, info=info) is None
+    with pytest.raises(ValueError, match="no snapshot"):
+        store.commit_step(
+            "m", kind="update", record={"kind": "update"}, mutations=[], state=part, snapshot=True
+        )
+    assert store.session("m").last_step == info.last_step  # nothing was written
+
+
+def test_a_damaged_index_row_costs_the_general_path(mapped: Path, tmp_path: Path) -> None:
+    tree, store = _mapped_copy(mapped, tmp_path / "m")
+    path = _picked(tree, 3)[0]
+    _comment(tree / path, 1)
+    with sqlite3.connect(sidecar_path(store, INDEX_SUFFIX)) as db:  # the Module nodes of another graph
+        rows = db.execute("SELECT key, data FROM trees").fetchall()
+        assert rows
+        for key, data in rows:
+            row = json.loads(zlib.decompress(data))
+            row["files"] = {p: [m, "n1"] for p, (m, _) in row["files"].items()}
+            db.execute(
+                "UPDATE trees SET data = ? WHERE key = ?", (zlib.compress(json.dumps(row).encode()), key)
+            )
+    result = _update(tree, store)
+    assert result.files["changed"] == [path] and result.files["relinked"] >= 1
+    assert result.graph["nodes_changed"] >= 1
