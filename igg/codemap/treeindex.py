@@ -303,9 +303,9 @@ class TreeIndexes:
         self, session_id: str, since: int, step: int, shas: Mapping[str, tuple[str | None, str | None]]
     ) -> None:
         """The calls kept for step ``since`` of session ``session_id`` made to speak for its step ``step``,
-        after a change of files that kept their facts, and so their calls (``shas``: path -> its content hash
-        then and now): each such file's rows, kept for its hash then, are kept for its hash now. When the calls
-        kept speak for another step, none are kept any more."""
+        after a change of files that kept their facts, and so their calls (``shas``: path -> its content
+        hash then and now): each such file's rows, kept for its hash then, are kept for its hash now. When
+        the calls kept speak for another step, none are kept any more."""
         if self._db is None:
             return
         try:

@@ -133,7 +133,8 @@ def update_same_facts(
         if not all(_alike(b, a) for b, a in zip(then, now, strict=True)):
             return None
         cache.put_many(
-            (FactsCache.key(s.path, s.module, f.sha or ""), f) for s, f in zip(sources, now, strict=True)
+            (FactsCache.key(s.path, s.module, content_hash(s.text)), f)
+            for s, f in zip(sources, now, strict=True)
         )
     finally:
         cache.close()

@@ -4,6 +4,7 @@ backend."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import threading
@@ -139,7 +140,7 @@ def test_a_database_down_past_the_retry_time_is_a_session_error(
     postgres_url: str, monkeypatch: pytest.MonkeyPatch
 ):
     monkeypatch.setattr("igg.store.postgres.RETRY_SECONDS", 0.5)
-    db = PostgresDatabase(resolve_store_path(postgres_url))  # type: ignore[arg-type]
+    db = PostgresDatabase(resolve_store_path(postgres_url))
     db.pool.close()  # every connection gone: as if the server were down
     db.pool = type(db.pool)(
         db.location.url.replace(str(_port(postgres_url)), "1"), min_size=1, open=True, timeout=0.2
@@ -183,7 +184,7 @@ def test_a_write_whose_commit_loses_its_connection_is_not_run_again(postgres_url
     it is not retried (a step stored twice); a SessionError says so, and the next write works."""
     import psycopg
 
-    db = PostgresDatabase(resolve_store_path(postgres_url))  # type: ignore[arg-type]
+    db = PostgresDatabase(resolve_store_path(postgres_url))
     runs: list[int] = []
 
     def work(conn: Any) -> None:
@@ -211,7 +212,7 @@ def test_a_statement_refused_with_the_commit_in_its_pipeline_rolls_back_and_is_r
 
     with psycopg.connect(postgres_url, autocommit=True) as setup:
         setup.execute("CREATE TABLE pipelined (a int PRIMARY KEY)")
-    db = PostgresDatabase(resolve_store_path(postgres_url))  # type: ignore[arg-type]
+    db = PostgresDatabase(resolve_store_path(postgres_url))
     runs: list[int] = []
 
     def work(conn: Any) -> None:
@@ -257,7 +258,7 @@ def test_a_plain_insert_of_many_rows_stores_what_one_insert_per_row_stores(postg
     with psycopg.connect(postgres_url, autocommit=True) as setup:
         for name in ("many_rows", "one_row"):
             setup.execute(
-                f"CREATE TABLE {name} (k integer PRIMARY KEY, big bigint, text_ text, flag boolean,"  # type: ignore[arg-type]
+                f"CREATE TABLE {name} (k integer PRIMARY KEY, big bigint, text_ text, flag boolean,"
                 " x double precision)"
             )
     rows = [
@@ -270,7 +271,7 @@ def test_a_plain_insert_of_many_rows_stores_what_one_insert_per_row_stores(postg
         )
         for i in range(postgres.MULTI_ROW_MAX * 2 + 3)
     ]
-    db = PostgresDatabase(resolve_store_path(postgres_url))  # type: ignore[arg-type]
+    db = PostgresDatabase(resolve_store_path(postgres_url))
     db.write(
         lambda c: c.executemany("INSERT INTO many_rows (k, big, text_, flag, x) VALUES (?, ?, ?, ?, ?)", rows)
     )
@@ -291,3 +292,32 @@ def test_a_plain_insert_of_many_rows_stores_what_one_insert_per_row_stores(postg
     db.write(lambda c: c.executemany(upsert, twice))
     assert db.read(lambda c: c.execute("SELECT x FROM many_rows WHERE k = 1").fetchone()[0]) == 0
     db.close()
+
+
+def test_an_update_of_a_file_that_kept_its_facts_reads_its_module_node_alone(
+    postgres_url: str, tmp_path: Path
+):
+    """``igg.mapping.samefacts`` on a PostgreSQL store: the Module node read from its own rows, the step
+    written as the general path writes it, the graph that of a fresh map."""
+    from igg.codemap.cache import FactsCache
+    from igg.mapping.update import update_map
+    from igg.service import map_code
+    from tests.unit.test_code_update import graph_of
+
+    tree = tmp_path / "tree"
+    shutil.copytree(ROOT / "fixtures" / "code" / "python", tree)
+    cache = FactsCache(sidecar_path(resolve_store_path(postgres_url), ".codefacts"))
+    try:
+        map_code([tree], agent="code", jobs=1, store=postgres_url, session_id="m", cache=cache)
+    finally:
+        cache.close()
+    service = tree / "shop" / "service.py"
+    service.write_text(service.read_text().replace("format_amount(10)", "format_amount(25)"))
+    result = update_map([tree], postgres_url, session_id="m", jobs=1)
+    assert result.files["changed"] == ["shop/service.py"] and result.files["relinked"] == 0
+    assert (
+        result.graph["nodes_changed"] == 1
+        and result.graph["nodes"] == SessionStore(postgres_url).session("m").nodes
+    )
+    map_code([tree], agent="code", jobs=1, store=tmp_path / "fresh.db", session_id="f")
+    assert graph_of(postgres_url, "m") == graph_of(tmp_path / "fresh.db", "f")

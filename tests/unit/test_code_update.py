@@ -33,7 +33,7 @@ def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
 
 
 def graph_of(
-    store: Path, session_id: str
+    store: Path | str, session_id: str
 ) -> tuple[dict[tuple[str, Any], dict[str, Any]], set[tuple[Any, ...]]]:
     """Nodes by (type, identity) with their properties, and edges by their endpoints' identities with their
     properties (their sites)."""

@@ -433,6 +433,8 @@ def _print_update(result: Any) -> None:
         (
             "nothing changed"
             if not files["added"] and not files["removed"] and not files["changed"]
+            else "none: the changed files kept their facts (only their content hashes changed)"
+            if not linked
             else (
                 f"{linked} of {files['read']}: the changed files and those naming what changed "
                 "(every file of a language whose files came or went, every Python file when Python "
