@@ -138,12 +138,10 @@ def update_same_facts(
         )
     finally:
         cache.close()
+    if any(before[e.source.path] == f.sha for e, f in zip(edits, now, strict=True)):
+        return None  # other bytes, the same text (a byte order mark): no change, as the general path says
     diff = Difference(
-        set_properties=[
-            (e.node, {"sha": f.sha}, [])
-            for e, f in zip(edits, now, strict=True)
-            if before[e.source.path] != f.sha
-        ],
+        set_properties=[(e.node, {"sha": f.sha}, []) for e, f in zip(edits, now, strict=True)],
         sources=[e.node for e in edits],
     )
     seconds["parse_and_diff"] = clock() - mark
@@ -170,7 +168,7 @@ def update_same_facts(
     )
     step = store.session(sid).last_step
     shas = {e.source.path: (before[e.source.path], f.sha) for e, f in zip(edits, now, strict=True)}
-    indexes.move_calls(sid, index.last_step, step, shas)  # the files' calls are those kept: their facts are
+    indexes.move_calls(sid, index.last_step, step, shas)  # same facts: the calls kept are theirs still
     index.note([e.changed for e in edits], step)
     seconds["commit"] = clock() - mark
     seconds["total"] = clock() - started

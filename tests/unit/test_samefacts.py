@@ -212,3 +212,13 @@ def test_a_damaged_index_row_costs_the_general_path(mapped: Path, tmp_path: Path
     result = _update(tree, store)
     assert result.files["changed"] == [path] and result.files["relinked"] >= 1
     assert result.graph["nodes_changed"] >= 1
+
+
+def test_other_bytes_of_the_same_text_change_nothing(mapped: Path, tmp_path: Path) -> None:
+    tree, store = _mapped_copy(mapped, tmp_path / "m")
+    path = tree / _picked(tree, 5)[0]
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())  # a byte order mark: the walk reads the same text
+    step = SessionStore(store).session("m").last_step
+    result = _update(tree, store)
+    assert result.files["changed"] == [] and result.step == step
+    assert sum(v for k, v in result.graph.items() if k not in ("nodes", "edges")) == 0
