@@ -12,7 +12,9 @@ size and time, or else the bytes it had (only those files are read again). A tim
 (``igg.codemap.walk.RACY_NS``: a tree written just before it was mapped, as a CI checkout is) is kept as -1
 for a file, so it is always hashed, and as the listing of its names for a directory, so it is listed again;
 any doubt (a file gone, a row missing or unreadable) means a change, and the update takes its general path,
-which writes the index again.
+which writes the index again. In a row of its own, read only when files changed: each file's module name and
+the id of its Module node (``TreeIndex.files``), with which an update of files that kept their facts reads
+their Module nodes alone (``igg.mapping.samefacts``).
 
 Beside it, the calls the session's last link resolved over the whole program (``KeptCalls``: Python's), a row
 per file with the content hash they were resolved for, and the step and versions they speak for: an update
@@ -66,8 +68,8 @@ class TreeIndex:
     shas: list[str | None]
     files: dict[str, tuple[str | None, str]] = field(default_factory=dict)
     """Each file read that has a Module node, by its path as the walk reported it: (its ``SourceFile.module``,
-    the id of its Module node then). Empty when not known (several roots mapped): an update of one file
-    whose facts stayed the same (``igg.mapping.samefacts``) needs it."""
+    the id of its Module node then): what an update of files whose facts stayed the same needs
+    (``igg.mapping.samefacts``). Kept apart, and read only for such an update (``TreeIndexes.files``)."""
 
     @classmethod
     def of(
@@ -200,6 +202,10 @@ class TreeIndexes:
                 " (key TEXT PRIMARY KEY, session_id TEXT NOT NULL, data BLOB NOT NULL)"
             )
             self._db.execute(
+                "CREATE TABLE IF NOT EXISTS tree_files"
+                " (key TEXT PRIMARY KEY, session_id TEXT NOT NULL, data BLOB NOT NULL)"
+            )
+            self._db.execute(
                 "CREATE TABLE IF NOT EXISTS calls (session_id TEXT NOT NULL, path TEXT NOT NULL, sha TEXT,"
                 " data BLOB NOT NULL, PRIMARY KEY (session_id, path))"
             )
@@ -212,7 +218,8 @@ class TreeIndexes:
             self._db = None
 
     def get(self, key: str) -> TreeIndex | None:
-        """The index under ``key``, or None (none, or unreadable)."""
+        """The index under ``key``, or None (none, or unreadable); without its ``files`` (``files`` reads
+        them: a no-op update needs none)."""
         if self._db is None:
             return None
         try:
@@ -229,7 +236,6 @@ class TreeIndexes:
                 sizes=data["sizes"],
                 mtimes=data["mtimes"],
                 shas=data["shas"],
-                files={path: (module, node) for path, (module, node) in data["files"].items()},
             )
             if not len(index.paths) == len(index.sizes) == len(index.mtimes) == len(index.shas):
                 raise ValueError("the file columns differ in length")
@@ -239,16 +245,35 @@ class TreeIndexes:
                 and all(h is None or type(h) is str for h in index.shas)
             ):  # never a file descriptor's number for a path, nor a crash of the check
                 raise ValueError("a file column holds a value of another type")
-            if not all((m is None or type(m) is str) and type(n) is str for m, n in index.files.values()):
-                raise ValueError("a file's module or node is of another type")
             return index
         except (sqlite3.Error, zlib.error, ValueError, KeyError, TypeError, AttributeError) as exc:
             log.warning("code_tree_index_unreadable", path=str(self.path), error=str(exc))
             return None
 
-    def put(self, key: str, index: TreeIndex) -> None:
+    def files(self, key: str) -> dict[str, tuple[str | None, str]] | None:
+        """The ``files`` of the index under ``key`` (``TreeIndex.files``), or None (none, or unreadable)."""
+        if self._db is None:
+            return None
+        try:
+            row = self._db.execute("SELECT data FROM tree_files WHERE key = ?", (key,)).fetchone()
+            if row is None:
+                return None
+            files = {
+                path: (module, node) for path, (module, node) in orjson.loads(zlib.decompress(row[0])).items()
+            }
+            if not all(
+                type(p) is str and (m is None or type(m) is str) and type(n) is str
+                for p, (m, n) in files.items()
+            ):
+                raise ValueError("a file's module or node is of another type")
+            return files
+        except (sqlite3.Error, zlib.error, ValueError, TypeError, AttributeError) as exc:
+            log.warning("code_tree_index_unreadable", path=str(self.path), error=str(exc))
+            return None
+
+    def put(self, key: str, index: TreeIndex, *, files: bool = True) -> None:
         """Keep ``index`` under ``key`` (the session's other indexes are dropped: they speak for an older
-        step)."""
+        step), with its ``files`` (``files=False``: those kept under ``key`` stay, as they are still its)."""
         if self._db is None:
             return
         data = {
@@ -260,7 +285,6 @@ class TreeIndexes:
             "sizes": index.sizes,
             "mtimes": index.mtimes,
             "shas": index.shas,
-            "files": index.files,
         }
         blob = zlib.compress(orjson.dumps(data), 1)
         try:
@@ -270,6 +294,12 @@ class TreeIndexes:
                     "INSERT INTO trees (key, session_id, data) VALUES (?, ?, ?)",
                     (key, index.session_id, blob),
                 )
+                if files:
+                    self._db.execute("DELETE FROM tree_files WHERE session_id = ?", (index.session_id,))
+                    self._db.execute(
+                        "INSERT INTO tree_files (key, session_id, data) VALUES (?, ?, ?)",
+                        (key, index.session_id, zlib.compress(orjson.dumps(index.files), 1)),
+                    )
         except sqlite3.Error as exc:
             log.warning("code_tree_index_write_failed", path=str(self.path), error=str(exc))
 

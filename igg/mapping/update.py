@@ -109,6 +109,7 @@ def update_map(
         if index is not None and changed:
             from igg.mapping.samefacts import update_same_facts
 
+            index.files = indexes.files(key) or {}
             kept = update_same_facts(
                 paths,
                 sid,
@@ -122,7 +123,7 @@ def update_map(
                 indexes=indexes,
             )
             if kept is not None:
-                indexes.put(key, index)  # noted: its files' new stats and bytes, the step kept
+                indexes.put(key, index, files=False)  # noted: its files' new stats and bytes, the step kept
                 return kept
         from igg.mapping.remap import remap
 

@@ -196,19 +196,27 @@ def test_a_partial_graph_counts_the_whole_and_keeps_no_snapshot(mapped: Path) ->
     assert store.session("m").last_step == info.last_step  # nothing was written
 
 
-def test_a_damaged_index_row_costs_the_general_path(mapped: Path, tmp_path: Path) -> None:
+def _other_nodes(data: bytes) -> bytes:
+    files = json.loads(zlib.decompress(data))
+    return zlib.compress(json.dumps({p: [m, "n1"] for p, (m, _) in files.items()}).encode())
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [_other_nodes, lambda _: b"not zlib", lambda _: zlib.compress(b'{"a.py": [1, 2]}')],
+    ids=["module nodes of another graph", "unreadable", "of other types"],
+)
+def test_a_damaged_index_row_costs_the_general_path(
+    mapped: Path, tmp_path: Path, damage: Callable[[bytes], bytes]
+) -> None:
     tree, store = _mapped_copy(mapped, tmp_path / "m")
     path = _picked(tree, 3)[0]
     _comment(tree / path, 1)
-    with sqlite3.connect(sidecar_path(store, INDEX_SUFFIX)) as db:  # the Module nodes of another graph
-        rows = db.execute("SELECT key, data FROM trees").fetchall()
+    with sqlite3.connect(sidecar_path(store, INDEX_SUFFIX)) as db:
+        rows = db.execute("SELECT key, data FROM tree_files").fetchall()
         assert rows
         for key, data in rows:
-            row = json.loads(zlib.decompress(data))
-            row["files"] = {p: [m, "n1"] for p, (m, _) in row["files"].items()}
-            db.execute(
-                "UPDATE trees SET data = ? WHERE key = ?", (zlib.compress(json.dumps(row).encode()), key)
-            )
+            db.execute("UPDATE tree_files SET data = ? WHERE key = ?", (damage(data), key))
     result = _update(tree, store)
     assert result.files["changed"] == [path] and result.files["relinked"] >= 1
     assert result.graph["nodes_changed"] >= 1
