@@ -19,8 +19,6 @@ class PartialState(GraphState):
     of the elements it holds: a check that reads other elements (identity uniqueness of a new identity, an
     edge's ends) sees them missing."""
 
-    partial = True
-
     def __init__(self, schema: CompiledSchema) -> None:
         super().__init__(schema)
         self._rest = (0, 0)

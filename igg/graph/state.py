@@ -52,9 +52,6 @@ RECENT_CAPACITY = 4096
 class GraphState:
     """The graph being built, its identity index and its mutation journal."""
 
-    partial = False
-    """Whether it holds part of a graph only (``igg.graph.partial.PartialState``)."""
-
     def __init__(self, schema: CompiledSchema) -> None:
         self.schema = schema
         self.graph: nx.MultiDiGraph[str] = nx.MultiDiGraph()

@@ -324,9 +324,8 @@ def remap(
     store_path: str | Path,
     kept: KeptRows,
 ) -> tuple[UpdateResult, WalkResult, KeptCalls, dict[str, str]]:
-    """The update of session ``sid`` (see the module doc), its walk, the calls its link resolved, to keep
-    (``kept`` reads those of the last link: ``KeptCalls``), and each file's Module node now. Loading,
-    linking and diffing make no cycles: the collector is paused (``igg.graph.collector``)."""
+    """The update of session ``sid`` (see the module doc), its walk, the calls its link resolved (``kept``
+    reads the last link's: ``KeptCalls``) and each file's Module node now. No cycles: the collector rests."""
     from igg.store import SessionStore
 
     store = SessionStore(store_path)

@@ -86,6 +86,58 @@ def _alike(before: FileFacts | None, after: FileFacts) -> bool:
     return before is not None and replace(before, sha=after.sha, names=after.names) == after
 
 
+def _hashes_then(state: Any, edits: Sequence[_Edit]) -> dict[str, str | None] | None:
+    """Each edited file's content hash at the last map, from its Module node in ``state``; None when a node is
+    not the Module node of its file (the index speaks of another graph)."""
+    before: dict[str, str | None] = {}
+    for e in edits:
+        data = state.nodes.get(e.node)
+        if data is None or data["type"] != "Module" or data["properties"].get("path") != e.source.path:
+            return None
+        before[e.source.path] = data["properties"].get("sha")
+    return before
+
+
+def _same_facts(
+    store_path: str | Path, edits: Sequence[_Edit], before: dict[str, str | None]
+) -> list[FileFacts] | None:
+    """The facts of the edited files now, when each equals its facts at the last map (from the facts cache)
+    but for the content hash (kept in the cache then); None otherwise. They are parsed apart from the cache:
+    the general path reports the files it parses."""
+    from igg.mapping.prepare import parse_all
+
+    cache = FactsCache(sidecar_path(resolve_store_path(store_path), ".codefacts"))
+    try:
+        sources = with_modules([e.source for e in edits])
+        then = cache.get_many([FactsCache.key(s.path, s.module, before[s.path] or "") for s in sources])
+        now, _ = parse_all(sources, jobs=1, named=True)
+        if not all(_alike(b, a) for b, a in zip(then, now, strict=True)):
+            return None
+        if any(before[f.path] == f.sha for f in now):
+            return None  # other bytes, the same text (a byte order mark): no change, as the general path says
+        cache.put_many(
+            (FactsCache.key(s.path, s.module, content_hash(s.text)), f)
+            for s, f in zip(sources, now, strict=True)
+        )
+        return now
+    finally:
+        cache.close()
+
+
+def _files(index: TreeIndex, edits: Sequence[_Edit]) -> dict[str, Any]:
+    """The update's ``files``: every file read, the edited ones parsed again and linked again none."""
+    return {
+        "read": index.read,
+        "reparsed": len(edits),
+        "unchanged": index.read - len(edits),
+        "relinked": 0,
+        "added": [],
+        "changed": sorted(e.source.path for e in edits),
+        "removed": [],
+        "renamed": [],
+    }
+
+
 def update_same_facts(
     paths: Sequence[Path],
     sid: str,
@@ -102,7 +154,7 @@ def update_same_facts(
     """The update of session ``sid`` when every file changed since its index (``tree``: the index, of the
     session's last step, and the files whose bytes changed) kept its facts (see the module doc); its kept
     calls written, the index noted (to be kept); None: the general path decides."""
-    from igg.mapping.prepare import parse_all
+    from igg.store import SessionStore
 
     index, changed = tree
     edits = _edits(paths, index, changed, max_bytes=max_bytes, chosen=chosen)
@@ -110,54 +162,22 @@ def update_same_facts(
         return None
     seconds = {"walk": clock() - started}
     mark = clock()
-    from igg.store import SessionStore
-
     store = SessionStore(store_path)
     session = load_map(store, sid, elements=[e.node for e in edits])
     state = session.state
-    before: dict[str, Any] = {}
-    for e in edits:
-        props = state.nodes[e.node]["properties"] if e.node in state.nodes else {}
-        if state.nodes.get(e.node, {}).get("type") != "Module" or props.get("path") != e.source.path:
-            return None  # the index speaks of another graph
-        before[e.source.path] = props.get("sha")
+    before = _hashes_then(state, edits)
     seconds["load"] = clock() - mark
     mark = clock()
-    cache = FactsCache(sidecar_path(resolve_store_path(store_path), ".codefacts"))
-    try:
-        sources = with_modules([e.source for e in edits])
-        then = cache.get_many([FactsCache.key(s.path, s.module, before[s.path] or "") for s in sources])
-        # parsed apart from the cache, kept in it only when this path goes on: the general path reports the
-        # files it parses
-        now, _ = parse_all(sources, jobs=1, named=True)
-        if not all(_alike(b, a) for b, a in zip(then, now, strict=True)):
-            return None
-        cache.put_many(
-            (FactsCache.key(s.path, s.module, content_hash(s.text)), f)
-            for s, f in zip(sources, now, strict=True)
-        )
-    finally:
-        cache.close()
-    if any(before[e.source.path] == f.sha for e, f in zip(edits, now, strict=True)):
-        return None  # other bytes, the same text (a byte order mark): no change, as the general path says
+    now = _same_facts(store_path, edits, before) if before is not None else None
+    if before is None or now is None:
+        return None
     diff = Difference(
         set_properties=[(e.node, {"sha": f.sha}, []) for e, f in zip(edits, now, strict=True)],
         sources=[e.node for e in edits],
     )
     seconds["parse_and_diff"] = clock() - mark
     check_update_size(state, diff, session.config.constraints, sid)
-    edited = sorted(e.source.path for e in edits)
-    files: dict[str, Any] = {
-        "read": index.read,
-        "reparsed": len(edits),
-        "unchanged": index.read - len(edits),
-        "relinked": 0,
-        "added": [],
-        "changed": edited,
-        "removed": [],
-        "renamed": [],
-    }
-    commit = commit_of()
+    files, commit = _files(index, edits), commit_of()
     mark = clock()
     update = session.apply_update(
         diff,
@@ -167,13 +187,14 @@ def update_same_facts(
         timings_ms={"total": round((clock() - started) * 1000, 3)},
     )
     step = store.session(sid).last_step
-    shas = {e.source.path: (before[e.source.path], f.sha) for e, f in zip(edits, now, strict=True)}
+    shas = {f.path: (before[f.path], f.sha) for f in now}
     indexes.move_calls(sid, index.last_step, step, shas)  # same facts: the calls kept are theirs still
     index.note([e.changed for e in edits], step)
     seconds["commit"] = clock() - mark
     seconds["total"] = clock() - started
-    log.debug("map_code_update_same_facts", session_id=sid, files=edited)
+    log.debug("map_code_update_same_facts", session_id=sid, files=files["changed"])
     size = (state.node_count, state.edge_count)
+    seconds = {k: seconds[k] for k in ("load", "walk", "parse_and_diff", "commit", "total")}
     return update_result(sid, step, update.iteration, update.changes, files, size, commit, seconds)
 
 

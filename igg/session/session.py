@@ -177,9 +177,8 @@ class Session:
         rejected one, its version (``steps``). ``recorder``: what keeps its next steps, made from what the
         repository says of it; ``status``: the status it is driven with (default: the stored one); ``begun``:
         its recorder writes the next step without claiming the session (an update of a finished one);
-        ``elements``: the only nodes the caller will change (``SessionRepo.load``: a graph of those alone,
-        counted with the rest, when the repository can)."""
-        loaded = repo.load(session_id, elements=elements) if elements is not None else repo.load(session_id)
+        ``elements``: the only nodes the caller will change (``SessionRepo.load``: those alone, if it can)."""
+        loaded = repo.load(session_id, elements=elements)
         info = loaded.info
         session = cls(
             loaded.request,

@@ -20,6 +20,7 @@ from typing import Any
 
 from igg.errors import SessionBusy, SessionConflict, SessionNotFound, SessionRefused
 from igg.graph.journal import Mutation
+from igg.graph.partial import PartialState
 from igg.graph.state import GraphState
 from igg.store import codec
 from igg.store.catalog import owner_alive
@@ -193,7 +194,7 @@ def prepare_step(
     nodes, edges = state.node_count, state.edge_count
     if record_json is None:
         record_json = codec.dumps(record)
-    if snapshot and state.partial:
+    if snapshot and isinstance(state, PartialState):
         raise ValueError("part of a graph keeps no snapshot (igg.graph.partial)")
     snap = codec.kept_snapshot(state, where) if snapshot else None
     review = review_state_of(record) if kind == "review" else None
