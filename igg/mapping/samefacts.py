@@ -12,10 +12,12 @@ files again: 31 s for one such edit at 50,000 files. This path finds it from the
    changed: no file was added, removed or renamed), and where each file's Module node is;
 2. each changed file is read as the walk reads it (``read_bytes_as_walked``, named as the walk named it) and
    parsed; its facts at the last map come from the facts cache (keyed by the ``sha`` its Module node holds);
-3. when every changed file's facts are equal to those but for ``sha`` and the names derived from them, the
-   session is loaded with those Module nodes alone, counted with the rest of the graph
-   (``igg.graph.partial``), and the difference (each node's new ``sha``, as ``plan_file_difference`` plans
-   it) is applied by the act step as one update step, with the same record as the general path's.
+3. when every changed file's facts are equal to those but for ``sha``, the line count (``lines``: lines
+   added or removed after everything the facts hold, as a comment appended) and the names derived from them,
+   the session is loaded with those Module nodes alone, counted with the rest of the graph
+   (``igg.graph.partial``), and the difference (each node's new ``sha`` and ``lines``, as
+   ``plan_file_difference`` plans it) is applied by the act step as one update step, with the same record
+   as the general path's.
 
 Anything else (one root that is no folder, an index of another step, a configuration or ignore file changed,
 a file the walk skips now, facts not cached or not the same) returns None: the general path decides, so the
@@ -82,38 +84,49 @@ def _edits(
 
 
 def _alike(before: FileFacts | None, after: FileFacts) -> bool:
-    """Whether ``after`` holds what ``before`` held, but for the content hash and the names derived."""
-    return before is not None and replace(before, sha=after.sha, names=after.names) == after
+    """Whether ``after`` holds what ``before`` held, but for the content hash, the line count (lines added
+    after everything the facts hold) and the names derived."""
+    return (
+        before is not None and replace(before, sha=after.sha, lines=after.lines, names=after.names) == after
+    )
 
 
-def _hashes_then(state: Any, edits: Sequence[_Edit]) -> dict[str, str | None] | None:
-    """Each edited file's content hash at the last map, from its Module node in ``state``; None when a node is
-    not the Module node of its file (the index speaks of another graph)."""
-    before: dict[str, str | None] = {}
+def _module_change(props: dict[str, Any], f: FileFacts) -> dict[str, Any]:
+    """What of a Module node's properties ``props`` the facts ``f``, alike those it was made from, change: its
+    content hash and line count where they differ (as ``plan_file_difference`` plans a node's change)."""
+    return {k: v for k, v in (("sha", f.sha), ("lines", f.lines)) if props.get(k) != v}
+
+
+def _modules_then(state: Any, edits: Sequence[_Edit]) -> dict[str, dict[str, Any]] | None:
+    """Each edited file's Module node's properties at the last map, from ``state``; None when a node is not
+    the Module node of its file (the index speaks of another graph)."""
+    before: dict[str, dict[str, Any]] = {}
     for e in edits:
         data = state.nodes.get(e.node)
         if data is None or data["type"] != "Module" or data["properties"].get("path") != e.source.path:
             return None
-        before[e.source.path] = data["properties"].get("sha")
+        before[e.source.path] = data["properties"]
     return before
 
 
 def _same_facts(
-    store_path: str | Path, edits: Sequence[_Edit], before: dict[str, str | None]
+    store_path: str | Path, edits: Sequence[_Edit], before: dict[str, dict[str, Any]]
 ) -> list[FileFacts] | None:
     """The facts of the edited files now, when each equals its facts at the last map (from the facts cache)
-    but for the content hash (kept in the cache then); None otherwise. They are parsed apart from the cache:
-    the general path reports the files it parses."""
+    but for the content hash and line count (``_alike``; kept in the cache then); None otherwise. They are
+    parsed apart from the cache: the general path reports the files it parses."""
     from igg.mapping.prepare import parse_all
 
     cache = FactsCache(sidecar_path(resolve_store_path(store_path), ".codefacts"))
     try:
         sources = with_modules([e.source for e in edits])
-        then = cache.get_many([FactsCache.key(s.path, s.module, before[s.path] or "") for s in sources])
+        then = cache.get_many(
+            [FactsCache.key(s.path, s.module, before[s.path].get("sha") or "") for s in sources]
+        )
         now, _ = parse_all(sources, jobs=1, named=True)
         if not all(_alike(b, a) for b, a in zip(then, now, strict=True)):
             return None
-        if any(before[f.path] == f.sha for f in now):
+        if any(before[f.path].get("sha") == f.sha for f in now):
             return None  # other bytes, the same text (a byte order mark): no change, as the general path says
         cache.put_many(
             (FactsCache.key(s.path, s.module, content_hash(s.text)), f)
@@ -165,14 +178,16 @@ def update_same_facts(
     store = SessionStore(store_path)
     session = load_map(store, sid, elements=[e.node for e in edits])
     state = session.state
-    before = _hashes_then(state, edits)
+    before = _modules_then(state, edits)
     seconds["load"] = clock() - mark
     mark = clock()
     now = _same_facts(store_path, edits, before) if before is not None else None
     if before is None or now is None:
         return None
     diff = Difference(
-        set_properties=[(e.node, {"sha": f.sha}, []) for e, f in zip(edits, now, strict=True)],
+        set_properties=[
+            (e.node, _module_change(before[f.path], f), []) for e, f in zip(edits, now, strict=True)
+        ],
         sources=[e.node for e in edits],
     )
     seconds["parse_and_diff"] = clock() - mark
@@ -187,7 +202,7 @@ def update_same_facts(
         timings_ms={"total": round((clock() - started) * 1000, 3)},
     )
     step = store.session(sid).last_step
-    shas = {f.path: (before[f.path], f.sha) for f in now}
+    shas = {f.path: (before[f.path].get("sha"), f.sha) for f in now}
     indexes.move_calls(sid, index.last_step, step, shas)  # same facts: the calls kept are theirs still
     index.note([e.changed for e in edits], step)
     seconds["commit"] = clock() - mark

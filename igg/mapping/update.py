@@ -25,7 +25,8 @@ Every update starts here, light: the session is picked and checked from its row 
 when the tree's index (``igg.codemap.treeindex``) shows that no file changed since the session's last step,
 answered at once, without loading the graph or importing what loads it. When it shows files changed in place
 whose facts stayed the same (a constant, a condition or a comment edited on its own lines), only those files
-are parsed and only their Module nodes loaded and given their new content hashes (``igg.mapping.samefacts``).
+are parsed and only their Module nodes loaded and given their new content hashes and line counts
+(``igg.mapping.samefacts``).
 Anything else takes the general path (``igg.mapping.remap``).
 """
 

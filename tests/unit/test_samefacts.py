@@ -1,5 +1,6 @@
 """An update whose changed files kept their facts (``igg.mapping.samefacts``) loads only their Module nodes
-and keeps what the general path keeps for the same edit: the same step record, the same mutations, the same
+and keeps what the general path keeps for the same edit (a comment at the end of a line, a comment line
+appended): the same step record, the same mutations, the same
 graph (ids and provenance included), and a tree index, facts cache and kept calls from which the next updates,
 of either kind, go on alike and equal a fresh map. Judged on the Python and Java fixtures, the polyglot tree
 and two real projects (ky in TypeScript, chi in Go)."""
@@ -76,6 +77,13 @@ def _comment(path: Path, seed: int) -> None:
     path.write_text("\n".join(lines), encoding="utf-8")
 
 
+def _trailer(path: Path, seed: int) -> None:
+    """A comment line appended: the file's line count changes, its other facts stay the same."""
+    mark = "#" if path.suffix == ".py" else "//"
+    text = path.read_text(encoding="utf-8")
+    path.write_text(f"{text}{'' if text.endswith(chr(10)) else chr(10)}{mark} end {seed}\n", encoding="utf-8")
+
+
 def _shift(path: Path) -> None:
     """A blank line on top: every line after it moves, so its facts change."""
     path.write_text("\n" + path.read_text(encoding="utf-8"), encoding="utf-8")
@@ -135,6 +143,8 @@ def test_files_that_kept_their_facts_are_updated_as_the_general_path_updates_the
         for path in picked[: 1 + round_ * 2]:
             for tree in (fast, slow):
                 _comment(tree / path, round_)
+        for tree in (fast, slow):
+            _trailer(tree / picked[round_], round_)
 
         def whole(*_: Any, **__: Any) -> Any:
             raise AssertionError("the whole graph was loaded")
@@ -145,7 +155,7 @@ def test_files_that_kept_their_facts_are_updated_as_the_general_path_updates_the
         done = _general(monkeypatch)
         general = _update(slow, slow_store)
         done()
-        assert kept.files["changed"] == sorted(picked[: 1 + round_ * 2])
+        assert kept.files["changed"] == sorted({*picked[: 1 + round_ * 2], picked[round_]})
         assert kept.files["relinked"] == 0 and general.files["relinked"] >= 1
         assert kept.graph["nodes_changed"] == len(kept.files["changed"]) and kept.graph["edges_changed"] == 0
         assert (kept.graph, kept.step, kept.iteration) == (general.graph, general.step, general.iteration)
