@@ -27,7 +27,7 @@ from igg.graph.state import GraphState
 from igg.mapping.difference import plan_difference, plan_file_difference
 from igg.mapping.limits import check_update_size
 from igg.mapping.touched import alone, named_beside, sibling_files
-from igg.mapping.updated import UpdateResult, load_map, module_nodes, reasoning, update_result
+from igg.mapping.updated import UpdateResult, apply_step, load_map, module_nodes, update_result
 from igg.record.logs import get_logger
 from igg.store.location import resolve_store_path, sidecar_path
 
@@ -374,13 +374,7 @@ def remap(
     commit = commit_of()
     mark = clock()
     if diff:
-        update = session.apply_update(
-            diff,
-            files=files,
-            git_commit=commit,
-            reasoning=reasoning(files, commit),
-            timings_ms={"total": round((clock() - started) * 1000, 3)},
-        )
+        update = apply_step(session, diff, files, commit, (clock, started))
         iteration, changes = update.iteration, update.changes
     else:  # nothing to change: no step is kept, the session stays at its last one
         iteration, changes = session.last_iteration, dict.fromkeys(COUNTS, 0)

@@ -41,7 +41,7 @@ from igg.codemap.sources import SourceFile, with_modules
 from igg.codemap.treeindex import Changed, TreeIndex, TreeIndexes
 from igg.codemap.walk import read_bytes_as_walked
 from igg.mapping.limits import check_update_size
-from igg.mapping.updated import UpdateResult, load_map, reasoning, update_result
+from igg.mapping.updated import UpdateResult, apply_step, load_map, update_result
 from igg.record.logs import get_logger
 from igg.store.location import resolve_store_path, sidecar_path
 
@@ -194,13 +194,7 @@ def update_same_facts(
     check_update_size(state, diff, session.config.constraints, sid)
     files, commit = _files(index, edits), commit_of()
     mark = clock()
-    update = session.apply_update(
-        diff,
-        files=files,
-        git_commit=commit,
-        reasoning=reasoning(files, commit),
-        timings_ms={"total": round((clock() - started) * 1000, 3)},
-    )
+    update = apply_step(session, diff, files, commit, (clock, started))
     step = store.session(sid).last_step
     shas = {f.path: (before[f.path].get("sha"), f.sha) for f in now}
     indexes.move_calls(sid, index.last_step, step, shas)  # same facts: the calls kept are theirs still

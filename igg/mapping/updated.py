@@ -4,13 +4,14 @@ its path for files that kept their facts (``igg.mapping.samefacts``) and its gen
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from igg.record.logs import get_logger
 
 if TYPE_CHECKING:
+    from igg.act.difference import Difference
     from igg.graph.state import GraphState
 
 log = get_logger("igg.code")
@@ -89,6 +90,25 @@ def reasoning(files: dict[str, Any], commit: str | None) -> str:
     )
 
 
+def apply_step(
+    session: Any,
+    diff: Difference,
+    files: dict[str, Any],
+    commit: str | None,
+    clock: tuple[Callable[[], float], float],
+) -> Any:
+    """``diff`` applied to ``session`` as the update step of ``files`` (``UpdateStep``): its reasoning said
+    from them, the git commit, and the time since the update started (``clock``: the clock, the start)."""
+    now, started = clock
+    return session.apply_update(
+        diff,
+        files=files,
+        git_commit=commit,
+        reasoning=reasoning(files, commit),
+        timings_ms={"total": round((now() - started) * 1000, 3)},
+    )
+
+
 def load_map(store: Any, sid: str, elements: Sequence[str] | None = None) -> Any:
     """Stored session ``sid`` (checked by ``_check_map``), loaded to be updated (``elements``: only those
     nodes of its graph, counted with the rest: ``igg.graph.partial``)."""
@@ -113,4 +133,4 @@ def module_nodes(state: GraphState) -> dict[str, str]:
     return {p["path"]: n for n in state.nodes_of_type("Module") if "path" in (p := props(n))}
 
 
-__all__ = ["UpdateResult", "load_map", "module_nodes", "reasoning", "update_result"]
+__all__ = ["UpdateResult", "apply_step", "load_map", "module_nodes", "reasoning", "update_result"]
