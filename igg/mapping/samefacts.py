@@ -19,10 +19,11 @@ files again: 31 s for one such edit at 50,000 files. This path finds it from the
    ``plan_file_difference`` plans it) is applied by the act step as one update step, with the same record
    as the general path's.
 
-Anything else (one root that is no folder, an index of another step, a configuration or ignore file changed,
-a file the walk skips now, facts not cached or not the same) returns None: the general path decides, so the
-graph is always the one a fresh map builds (``tests/unit/test_samefacts.py`` applies both paths to the same
-edits and compares the stored sessions).
+Anything else returns None, and the general path decides, so the graph is always the one a fresh map builds:
+one root that is no folder, an index of another step, a configuration or ignore file changed, a file the walk
+skips now, facts not cached or not the same, other bytes of the same text, or a change of a fifth of a small
+graph or more, whose step keeps a snapshot of the whole graph (``updates.keeps_snapshot``).
+``tests/unit/test_samefacts.py`` applies both paths to the same edits and compares the stored sessions.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from igg.codemap.walk import read_bytes_as_walked
 from igg.mapping.limits import check_update_size
 from igg.mapping.updated import UpdateResult, apply_step, load_map, update_result
 from igg.record.logs import get_logger
+from igg.session.updates import keeps_snapshot
 from igg.store.location import resolve_store_path, sidecar_path
 
 log = get_logger("igg.code")
@@ -178,7 +180,7 @@ def update_same_facts(
     store = SessionStore(store_path)
     session = load_map(store, sid, elements=[e.node for e in edits])
     state = session.state
-    before = _modules_then(state, edits)
+    before = _modules_then(state, edits) if not keeps_snapshot(len(edits), state) else None
     seconds["load"] = clock() - mark
     mark = clock()
     now = _same_facts(store_path, edits, before) if before is not None else None

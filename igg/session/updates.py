@@ -17,6 +17,7 @@ from igg.act.difference import Difference
 from igg.errors import Problem, SessionRefused
 from igg.graph.built import Unkept, built
 from igg.graph.journal import Mutation
+from igg.graph.state import GraphState
 from igg.models.verdicts import Verdict
 from igg.record.steps import PlanPending, ReviewPlan, UpdateStep
 from igg.session.plans import approved_update, update_plan
@@ -72,7 +73,13 @@ def apply(
         reasoning=reasoning,
         timings_ms=timings_ms or {},
     )
-    return step, mutations, len(mutations) * 5 > state.node_count + state.edge_count
+    return step, mutations, keeps_snapshot(len(mutations), state)
+
+
+def keeps_snapshot(mutations: int, state: GraphState) -> bool:
+    """Whether an update step of ``mutations`` mutations keeps a snapshot of ``state`` after it: when it
+    changed a fifth of the graph or more."""
+    return mutations * 5 > state.node_count + state.edge_count
 
 
 def keep_plan(
@@ -105,4 +112,4 @@ def approve(session: Session, plan: ReviewPlan, actions: list[int] | None, note:
     return step
 
 
-__all__ = ["apply", "approve", "keep_plan"]
+__all__ = ["apply", "approve", "keep_plan", "keeps_snapshot"]

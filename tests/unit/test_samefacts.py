@@ -240,3 +240,15 @@ def test_other_bytes_of_the_same_text_change_nothing(mapped: Path, tmp_path: Pat
     result = _update(tree, store)
     assert result.files["changed"] == [] and result.step == step
     assert sum(v for k, v in result.graph.items() if k not in ("nodes", "edges")) == 0
+
+
+def test_a_change_of_a_fifth_of_a_small_graph_takes_the_general_path(tmp_path: Path) -> None:
+    """Its step keeps a snapshot, which is the whole graph: the general path writes it."""
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "tiny.py").write_text("def f():\n    return 1\n", encoding="utf-8")
+    map_into_store(tree, tmp_path / "s.db")
+    (tree / "tiny.py").write_text("def f():\n    return 2\n", encoding="utf-8")
+    result = _update(tree, tmp_path / "s.db")
+    assert result.files["changed"] == ["tiny.py"] and result.files["relinked"] == 1
+    assert result.step in SessionStore(tmp_path / "s.db").snapshot_steps("m")
