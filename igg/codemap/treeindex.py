@@ -96,11 +96,6 @@ class TreeIndex:
             else {},
         )
 
-    def unchanged(self) -> bool:
-        """Whether the tree is as indexed: every directory's time, every file's size and time or else its
-        bytes (see the module doc)."""
-        return self.changed() == []
-
     def changed(self, same_dir: Callable[[str], bool] | None = None) -> list[Changed] | None:
         """The files whose bytes differ from the index: (their position in it, their bytes, their stat taken
         before they were read); a file touched or rewritten alike is no change. None when a directory changed

@@ -325,7 +325,7 @@ def remap(
     kept: KeptRows,
 ) -> tuple[UpdateResult, WalkResult, KeptCalls, dict[str, str]]:
     """The update of session ``sid`` (see the module doc), its walk, the calls its link resolved (``kept``
-    reads the last link's: ``KeptCalls``) and each file's Module node now. No cycles: the collector rests."""
+    reads the last link's: ``KeptCalls``) and each Module node now; it makes no cycles (collector paused)."""
     from igg.store import SessionStore
 
     store = SessionStore(store_path)

@@ -252,3 +252,15 @@ def test_a_change_of_a_fifth_of_a_small_graph_takes_the_general_path(tmp_path: P
     result = _update(tree, tmp_path / "s.db")
     assert result.files["changed"] == ["tiny.py"] and result.files["relinked"] == 1
     assert result.step in SessionStore(tmp_path / "s.db").snapshot_steps("m")
+
+
+def test_more_files_changed_than_it_reads_take_the_general_path(
+    mapped: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tree, store = _mapped_copy(mapped, tmp_path / "m")
+    picked = _picked(tree, 13)[:2]
+    for path in picked:
+        _comment(tree / path, 2)
+    monkeypatch.setattr(samefacts_module, "MAX_FILES", 1)
+    result = _update(tree, store)
+    assert result.files["changed"] == sorted(picked) and result.files["relinked"] >= 1
