@@ -96,12 +96,14 @@ class TreeIndex:
             else {},
         )
 
-    def changed(self, same_dir: Callable[[str], bool] | None = None) -> list[Changed] | None:
+    def changed(
+        self, same_dir: Callable[[str], bool] | None = None, limit: int | None = None
+    ) -> list[Changed] | None:
         """The files whose bytes differ from the index: (their position in it, their bytes, their stat taken
         before they were read); a file touched or rewritten alike is no change. None when a directory changed
         (its time differs, or was too recent to tell, and ``same_dir`` of it is false; default: its listing
         differs from the one kept for it), or a file is gone, unreadable, or was not read then (its sha256 is
-        unknown)."""
+        unknown), or more than ``limit`` files changed (the rest are not read)."""
         stat = os.stat
         try:
             for folder, mark in self.dirs.items():
@@ -126,6 +128,8 @@ class TreeIndex:
                     data = f.read()
                 if hashlib.sha256(data).hexdigest() != sha:
                     changed.append((position, data, st))
+                    if limit is not None and len(changed) > limit:
+                        return None
         except OSError:
             return None
         return changed

@@ -49,10 +49,6 @@ from igg.store.location import resolve_store_path, sidecar_path
 
 log = get_logger("igg.code")
 
-MAX_FILES = 64
-"""Most files changed that this path reads (parsed one after the other, and again by the general path when
-one of them changed its facts): a larger change, a branch checked out, takes the general path at once."""
-
 
 @dataclass(kw_only=True)
 class _Edit:
@@ -73,7 +69,7 @@ def _edits(
 ) -> list[_Edit] | None:
     """The files ``changed`` (``TreeIndex.changed``), each read as the walk reads it and named as it was
     named; None when one is not a file this path updates (see the module doc)."""
-    if len(paths) != 1 or not paths[0].is_dir() or not index.files or len(changed) > MAX_FILES:
+    if len(paths) != 1 or not paths[0].is_dir() or not index.files:
         return None
     root = os.path.abspath(paths[0])
     edits: list[_Edit] = []
@@ -213,4 +209,4 @@ def update_same_facts(
     return update_result(sid, step, update.iteration, update.changes, files, size, commit, seconds)
 
 
-__all__ = ["MAX_FILES", "update_same_facts"]
+__all__ = ["update_same_facts"]

@@ -50,6 +50,10 @@ from igg.store.location import resolve_store_path, sidecar_path
 
 log = get_logger("igg.code")
 
+SAME_FACTS_FILES = 64
+"""Most changed files an update reads before its general path (``igg.mapping.samefacts`` parses them one
+after the other, and the general path again when one changed its facts): a larger change, a branch checked
+out, takes the general path at once."""
 MAP_CODE_AGENTS = ("code",)
 """Sessions an update can continue: those the static agent mapped (its graph is the static map)."""
 
@@ -104,7 +108,7 @@ def update_map(
         index = indexes.get(key)
         if index is not None and (index.session_id, index.last_step) != (sid, info.last_step):
             index = None  # it speaks for another graph
-        changed = index.changed() if index is not None else None
+        changed = index.changed(limit=SAME_FACTS_FILES) if index is not None else None
         if index is not None and changed == []:
             return _unchanged(index, info, commit_of, started, clock)
         if index is not None and changed:

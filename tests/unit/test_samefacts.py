@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 import igg.mapping.samefacts as samefacts_module
+import igg.mapping.update as update_module
 from igg.codemap.language import is_config, language_of
 from igg.codemap.treeindex import INDEX_SUFFIX
 from igg.graph.partial import PartialState
@@ -261,6 +262,6 @@ def test_more_files_changed_than_it_reads_take_the_general_path(
     picked = _picked(tree, 13)[:2]
     for path in picked:
         _comment(tree / path, 2)
-    monkeypatch.setattr(samefacts_module, "MAX_FILES", 1)
+    monkeypatch.setattr(update_module, "SAME_FACTS_FILES", 1)
     result = _update(tree, store)
     assert result.files["changed"] == sorted(picked) and result.files["relinked"] >= 1
