@@ -34,6 +34,7 @@ import zlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, TypeVar
 
 import orjson
 
@@ -44,6 +45,8 @@ from igg.codemap.walk import RACY_NS, WalkResult, names_digest
 from igg.record.logs import get_logger
 
 log = get_logger("igg.code")
+
+_T = TypeVar("_T")
 
 INDEX_VERSION = "4"
 """Bumped when the index's rows change shape."""
@@ -219,14 +222,9 @@ class TreeIndexes:
     def get(self, key: str) -> TreeIndex | None:
         """The index under ``key``, or None (none, or unreadable); without its ``files`` (``files`` reads
         them: a no-op update needs none)."""
-        if self._db is None:
-            return None
-        try:
-            row = self._db.execute("SELECT data FROM trees WHERE key = ?", (key,)).fetchone()
-            if row is None:
-                return None
-            data = orjson.loads(zlib.decompress(row[0]))
-            index = TreeIndex(
+
+        def index(data: Any) -> TreeIndex:
+            found = TreeIndex(
                 session_id=data["session_id"],
                 last_step=data["last_step"],
                 read=data["read"],
@@ -236,37 +234,41 @@ class TreeIndexes:
                 mtimes=data["mtimes"],
                 shas=data["shas"],
             )
-            if not len(index.paths) == len(index.sizes) == len(index.mtimes) == len(index.shas):
+            if not len(found.paths) == len(found.sizes) == len(found.mtimes) == len(found.shas):
                 raise ValueError("the file columns differ in length")
             if not (
-                all(type(p) is str for p in index.paths)
-                and all(type(n) is int for n in (*index.sizes, *index.mtimes))
-                and all(h is None or type(h) is str for h in index.shas)
+                all(type(p) is str for p in found.paths)
+                and all(type(n) is int for n in (*found.sizes, *found.mtimes))
+                and all(h is None or type(h) is str for h in found.shas)
             ):  # never a file descriptor's number for a path, nor a crash of the check
                 raise ValueError("a file column holds a value of another type")
-            return index
-        except (sqlite3.Error, zlib.error, ValueError, KeyError, TypeError, AttributeError) as exc:
-            log.warning("code_tree_index_unreadable", path=str(self.path), error=str(exc))
-            return None
+            return found
+
+        return self._read("trees", key, index)
 
     def files(self, key: str) -> dict[str, tuple[str | None, str]] | None:
         """The ``files`` of the index under ``key`` (``TreeIndex.files``), or None (none, or unreadable)."""
+
+        def files(data: Any) -> dict[str, tuple[str | None, str]]:
+            found = {path: (module, node) for path, (module, node) in data.items()}
+            if not all(
+                type(p) is str and (m is None or type(m) is str) and type(n) is str
+                for p, (m, n) in found.items()
+            ):
+                raise ValueError("a file's module or node is of another type")
+            return found
+
+        return self._read("tree_files", key, files)
+
+    def _read(self, table: str, key: str, made: Callable[[Any], _T]) -> _T | None:
+        """What ``made`` makes of the row of ``table`` under ``key`` (its data decompressed and decoded), or
+        None: no row, or one that does not read back (logged)."""
         if self._db is None:
             return None
         try:
-            row = self._db.execute("SELECT data FROM tree_files WHERE key = ?", (key,)).fetchone()
-            if row is None:
-                return None
-            files = {
-                path: (module, node) for path, (module, node) in orjson.loads(zlib.decompress(row[0])).items()
-            }
-            if not all(
-                type(p) is str and (m is None or type(m) is str) and type(n) is str
-                for p, (m, n) in files.items()
-            ):
-                raise ValueError("a file's module or node is of another type")
-            return files
-        except (sqlite3.Error, zlib.error, ValueError, TypeError, AttributeError) as exc:
+            row = self._db.execute(f"SELECT data FROM {table} WHERE key = ?", (key,)).fetchone()
+            return made(orjson.loads(zlib.decompress(row[0]))) if row is not None else None
+        except (sqlite3.Error, zlib.error, ValueError, KeyError, TypeError, AttributeError) as exc:
             log.warning("code_tree_index_unreadable", path=str(self.path), error=str(exc))
             return None
 
