@@ -413,7 +413,7 @@ def _index_map(store: SessionStore, result: RunResult, codemap: CodeMap, options
     node: a later ``--update`` of the session sees by stat alone whether any file changed, and which."""
     from igg.codemap.treeindex import INDEX_SUFFIX, TreeIndex, TreeIndexes, index_key
     from igg.codemap.walk import DEFAULT_MAX_BYTES
-    from igg.mapping.updated import module_nodes
+    from igg.mapping.updated import file_elements, module_nodes
     from igg.store.location import sidecar_path
 
     session_id = result.session_id
@@ -427,7 +427,9 @@ def _index_map(store: SessionStore, result: RunResult, codemap: CodeMap, options
     indexes = TreeIndexes(sidecar_path(store.location, INDEX_SUFFIX))
     try:
         step = store.session(session_id).last_step
-        indexes.put(key, TreeIndex.of(codemap.walk, session_id, step, module_nodes(result.state)))
+        state = result.state
+        index = TreeIndex.of(codemap.walk, session_id, step, module_nodes(state), file_elements(state))
+        indexes.put(key, index)
         indexes.put_calls(session_id, step, codemap.model.calls)
     finally:
         indexes.close()

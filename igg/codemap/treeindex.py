@@ -48,7 +48,7 @@ log = get_logger("igg.code")
 
 _T = TypeVar("_T")
 
-INDEX_VERSION = "4"
+INDEX_VERSION = "5"
 """Bumped when the index's rows change shape."""
 INDEX_SUFFIX = ".codeindex"
 """The index's file: the store's path with this suffix (``sidecar_path``)."""
@@ -73,6 +73,10 @@ class TreeIndex:
     """Each file read that has a Module node, by its path as the walk reported it: (its ``SourceFile.module``,
     the id of its Module node then): what an update of files whose facts stayed the same needs
     (``igg.mapping.samefacts``). Kept apart, and read only for such an update (``TreeIndexes.files``)."""
+    elements: dict[str, list[str]] = field(default_factory=dict)
+    """Each such file's elements that hold a line of it (``igg.mapping.updated.file_elements``): what an
+    update of files whose lines moved loads. Kept a row per file, with ``files``
+    (``TreeIndexes.elements``)."""
 
     @classmethod
     def of(
@@ -81,9 +85,11 @@ class TreeIndex:
         session_id: str,
         last_step: int,
         modules: Mapping[str, str] | None = None,
+        elements: Mapping[str, list[str]] | None = None,
     ) -> TreeIndex:
         """The index of ``walked``, a walk of session ``session_id`` kept at step ``last_step``; ``modules``:
-        the id of each mapped file's Module node, by its path (``module_nodes``)."""
+        the id of each mapped file's Module node, by its path (``module_nodes``); ``elements``: the elements
+        that hold each file's lines (``file_elements``)."""
         stats = walked.stats.values()
         return cls(
             session_id=session_id,
@@ -97,6 +103,7 @@ class TreeIndex:
             files={f.path: (f.module, modules[f.path]) for f in walked.files if f.path in modules}
             if modules
             else {},
+            elements={p: list(elements.get(p, ())) for p in modules} if modules and elements else {},
         )
 
     def changed(
@@ -208,6 +215,10 @@ class TreeIndexes:
                 " (key TEXT PRIMARY KEY, session_id TEXT NOT NULL, data BLOB NOT NULL)"
             )
             self._db.execute(
+                "CREATE TABLE IF NOT EXISTS tree_elements (key TEXT NOT NULL, session_id TEXT NOT NULL,"
+                " path TEXT NOT NULL, data BLOB NOT NULL, PRIMARY KEY (key, path))"
+            )
+            self._db.execute(
                 "CREATE TABLE IF NOT EXISTS calls (session_id TEXT NOT NULL, path TEXT NOT NULL, sha TEXT,"
                 " data BLOB NOT NULL, PRIMARY KEY (session_id, path))"
             )
@@ -260,6 +271,28 @@ class TreeIndexes:
 
         return self._read("tree_files", key, files)
 
+    def elements(self, key: str, paths: Sequence[str]) -> dict[str, list[str]] | None:
+        """The elements that hold each file's lines, for the files ``paths`` of the index under ``key``
+        (``TreeIndex.elements``), or None (one missing, or unreadable)."""
+        if self._db is None:
+            return None
+        out: dict[str, list[str]] = {}
+        try:
+            for path in paths:
+                row = self._db.execute(
+                    "SELECT data FROM tree_elements WHERE key = ? AND path = ?", (key, path)
+                ).fetchone()
+                if row is None:
+                    return None
+                ids = orjson.loads(row[0])
+                if not (isinstance(ids, list) and all(type(i) is str for i in ids)):
+                    raise ValueError("a file's elements are not a list of ids")
+                out[path] = ids
+        except (sqlite3.Error, orjson.JSONDecodeError, ValueError) as exc:
+            log.warning("code_tree_index_unreadable", path=str(self.path), error=str(exc))
+            return None
+        return out
+
     def _read(self, table: str, key: str, made: Callable[[Any], _T]) -> _T | None:
         """What ``made`` makes of the row of ``table`` under ``key`` (its data decompressed and decoded), or
         None: no row, or one that does not read back (logged)."""
@@ -301,6 +334,11 @@ class TreeIndexes:
                         "INSERT INTO tree_files (key, session_id, data) VALUES (?, ?, ?)",
                         (key, index.session_id, zlib.compress(orjson.dumps(index.files), 1)),
                     )
+                    self._db.execute("DELETE FROM tree_elements WHERE session_id = ?", (index.session_id,))
+                    self._db.executemany(
+                        "INSERT INTO tree_elements (key, session_id, path, data) VALUES (?, ?, ?, ?)",
+                        ((key, index.session_id, p, orjson.dumps(ids)) for p, ids in index.elements.items()),
+                    )
         except sqlite3.Error as exc:
             log.warning("code_tree_index_write_failed", path=str(self.path), error=str(exc))
 
@@ -331,12 +369,18 @@ class TreeIndexes:
             log.warning("code_tree_index_write_failed", path=str(self.path), error=str(exc))
 
     def move_calls(
-        self, session_id: str, since: int, step: int, shas: Mapping[str, tuple[str | None, str | None]]
+        self,
+        session_id: str,
+        since: int,
+        step: int,
+        shas: Mapping[str, tuple[str | None, str | None]],
+        moved: Mapping[str, list[CallRow]] | None,
     ) -> None:
         """The calls kept for step ``since`` of session ``session_id`` made to speak for its step ``step``,
-        after a change of files that kept their facts, and so their calls (``shas``: path -> its content
-        hash then and now): each such file's rows, kept for its hash then, are kept for its hash now. When
-        the calls kept speak for another step, none are kept any more."""
+        after a change of files that kept their facts, and so their calls, but for lines moved (``shas``:
+        path -> its content hash then and now): each such file's rows, kept for its hash then, are kept for
+        its hash now, those of ``moved`` (path -> its rows at their new sites) in their place. ``moved``
+        None (its rows could not be moved), or calls kept for another step: none are kept any more."""
         if self._db is None:
             return
         try:
@@ -344,13 +388,20 @@ class TreeIndexes:
                 row = self._db.execute(
                     "SELECT step, version FROM calls_step WHERE session_id = ?", (session_id,)
                 ).fetchone()
-                if row is None or tuple(row) != (since, _calls_version()):
+                if moved is None or row is None or tuple(row) != (since, _calls_version()):
                     self._db.execute("DELETE FROM calls WHERE session_id = ?", (session_id,))
                     self._db.execute("DELETE FROM calls_step WHERE session_id = ?", (session_id,))
                     return
                 self._db.executemany(
                     "UPDATE calls SET sha = ? WHERE session_id = ? AND path = ? AND sha = ?",
-                    ((now, session_id, path, then) for path, (then, now) in shas.items()),
+                    ((now, session_id, p, then) for p, (then, now) in shas.items() if p not in moved),
+                )
+                self._db.executemany(
+                    "UPDATE calls SET sha = ?, data = ? WHERE session_id = ? AND path = ? AND sha = ?",
+                    (
+                        (shas[path][1], zlib.compress(orjson.dumps(rows), 1), session_id, path, shas[path][0])
+                        for path, rows in moved.items()
+                    ),
                 )
                 self._db.execute("UPDATE calls_step SET step = ? WHERE session_id = ?", (step, session_id))
         except sqlite3.Error as exc:

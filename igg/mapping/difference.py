@@ -171,7 +171,16 @@ def plan_file_difference(state: GraphState, fit: SchemaFit, paths: set[str]) -> 
         {(ids[a], label, ids[b]): want for (a, label, b), want in wanted.items()},
         diff,
     )
+    diff.set_properties.sort(key=lambda change: by_id(change[0]))
+    diff.set_edge_properties.sort(key=lambda change: by_id(change[0]))
     return diff
+
+
+def by_id(element: str) -> tuple[int, str]:
+    """The order of element ids (``n9`` before ``n10``) in which an update of some files plans the changes of
+    properties (``plan_file_difference``, ``igg.mapping.relined``): each element changes once, so the order
+    is the step's alone."""
+    return len(element), element
 
 
 def _left_behind(state: GraphState, fit: SchemaFit, stale: list[str]) -> list[str] | None:

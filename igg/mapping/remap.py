@@ -27,7 +27,7 @@ from igg.graph.state import GraphState
 from igg.mapping.difference import plan_difference, plan_file_difference
 from igg.mapping.limits import check_update_size
 from igg.mapping.touched import alone, named_beside, sibling_files
-from igg.mapping.updated import UpdateResult, apply_step, load_map, module_nodes, update_result
+from igg.mapping.updated import UpdateResult, apply_step, file_elements, load_map, module_nodes, update_result
 from igg.record.logs import get_logger
 from igg.store.location import resolve_store_path, sidecar_path
 
@@ -323,9 +323,10 @@ def remap(
     commit_of: Callable[[], str | None],
     store_path: str | Path,
     kept: KeptRows,
-) -> tuple[UpdateResult, WalkResult, KeptCalls, dict[str, str]]:
+) -> tuple[UpdateResult, WalkResult, KeptCalls, tuple[dict[str, str], dict[str, list[str]]]]:
     """The update of session ``sid`` (see the module doc), its walk, the calls its link resolved (``kept``
-    reads the last link's: ``KeptCalls``) and each Module node now; it makes no cycles (collector paused)."""
+    reads the last link's: ``KeptCalls``) and each file's Module node and elements now; it makes no cycles
+    (collector paused)."""
     from igg.store import SessionStore
 
     store = SessionStore(store_path)
@@ -383,7 +384,7 @@ def remap(
     seconds["total"] = clock() - started
     size = (state.node_count, state.edge_count)
     result = update_result(sid, step, iteration, changes, files, size, commit, seconds)
-    return result, walked, calls, module_nodes(state)
+    return result, walked, calls, (module_nodes(state), file_elements(state))
 
 
 KeepFacts = Callable[[FactsCache, list[FileFacts], list[tuple[str | None, str]]], object]

@@ -34,14 +34,17 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from igg.act.difference import Difference
 from igg.codemap.cache import FactsCache, content_hash
 from igg.codemap.facts import FileFacts
+from igg.codemap.language import get as get_language
 from igg.codemap.language import is_config
+from igg.codemap.model import CallRow
+from igg.codemap.relines import line_map
 from igg.codemap.sources import SourceFile, with_modules
 from igg.codemap.treeindex import Changed, TreeIndex, TreeIndexes
 from igg.codemap.walk import read_bytes_as_walked
 from igg.mapping.limits import check_update_size
+from igg.mapping.relined import relined_difference
 from igg.mapping.updated import UpdateResult, apply_step, load_map, update_result
 from igg.record.logs import get_logger
 from igg.session.updates import keeps_snapshot
@@ -85,20 +88,6 @@ def _edits(
     return edits
 
 
-def _alike(before: FileFacts | None, after: FileFacts) -> bool:
-    """Whether ``after`` holds what ``before`` held, but for the content hash, the line count (lines added
-    after everything the facts hold) and the names derived."""
-    return (
-        before is not None and replace(before, sha=after.sha, lines=after.lines, names=after.names) == after
-    )
-
-
-def _module_change(props: dict[str, Any], f: FileFacts) -> dict[str, Any]:
-    """What of a Module node's properties ``props`` the facts ``f``, alike those it was made from, change: its
-    content hash and line count where they differ (as ``plan_file_difference`` plans a node's change)."""
-    return {k: v for k, v in (("sha", f.sha), ("lines", f.lines)) if props.get(k) != v}
-
-
 def _modules_then(state: Any, edits: Sequence[_Edit]) -> dict[str, dict[str, Any]] | None:
     """Each edited file's Module node's properties at the last map, from ``state``; None when a node is not
     the Module node of its file (the index speaks of another graph)."""
@@ -111,12 +100,13 @@ def _modules_then(state: Any, edits: Sequence[_Edit]) -> dict[str, dict[str, Any
     return before
 
 
-def _same_facts(
+def _facts_now(
     store_path: str | Path, edits: Sequence[_Edit], before: dict[str, dict[str, Any]]
-) -> list[FileFacts] | None:
-    """The facts of the edited files now, when each equals its facts at the last map (from the facts cache)
-    but for the content hash and line count (``_alike``; kept in the cache then); None otherwise. They are
-    parsed apart from the cache: the general path reports the files it parses."""
+) -> tuple[list[FileFacts], list[FileFacts], dict[str, dict[int, int]]] | None:
+    """The facts of the edited files at the last map (from the facts cache, keyed by the content hash their
+    Module node holds) and now (parsed apart from the cache: the general path reports the files it parses),
+    with how their lines moved (``_moved``); None when one is not cached, the bytes
+    changed and the text did not, or the facts changed otherwise than by lines moved."""
     from igg.mapping.prepare import parse_all
 
     cache = FactsCache(sidecar_path(resolve_store_path(store_path), ".codefacts"))
@@ -126,17 +116,66 @@ def _same_facts(
             [FactsCache.key(s.path, s.module, before[s.path].get("sha") or "") for s in sources]
         )
         now, _ = parse_all(sources, jobs=1, named=True)
-        if not all(_alike(b, a) for b, a in zip(then, now, strict=True)):
+        if any(f is None for f in then):
             return None
         if any(before[f.path].get("sha") == f.sha for f in now):
             return None  # other bytes, the same text (a byte order mark): no change, as the general path says
-        cache.put_many(
-            (FactsCache.key(s.path, s.module, content_hash(s.text)), f)
-            for s, f in zip(sources, now, strict=True)
-        )
-        return now
+        olds = [f for f in then if f is not None]
+        moved = _moved(olds, now)
+        if moved is None:
+            return None
+        return olds, now, moved
     finally:
         cache.close()
+
+
+def _keep_facts(store_path: str | Path, edits: Sequence[_Edit], now: Sequence[FileFacts]) -> None:
+    """The facts ``now`` of the edited files kept in the facts cache, as a parse of the general path keeps
+    them (only for an update this path makes: the general path reports the files it parses)."""
+    cache = FactsCache(sidecar_path(resolve_store_path(store_path), ".codefacts"))
+    try:
+        cache.put_many(
+            (FactsCache.key(e.source.path, e.source.module, content_hash(e.source.text)), f)
+            for e, f in zip(edits, now, strict=True)
+        )
+    finally:
+        cache.close()
+
+
+def _moved(then: Sequence[FileFacts], now: Sequence[FileFacts]) -> dict[str, dict[int, int]] | None:
+    """How each edited file's lines moved (``line_map``), for the files whose lines moved; None when one
+    file's facts changed otherwise."""
+    moved: dict[str, dict[int, int]] = {}
+    for a, b in zip(then, now, strict=True):
+        lines = line_map(a, b)
+        if lines is None:
+            return None
+        if any(x != y for x, y in lines.items()):
+            moved[b.path] = lines
+    return moved
+
+
+def _moved_calls(
+    indexes: TreeIndexes, sid: str, step: int, then: Sequence[FileFacts], now: Sequence[FileFacts], moved: Any
+) -> dict[str, list[CallRow]] | None:
+    """The calls kept for each file whose lines moved and whose language keeps calls, at their new sites
+    (``moved_calls``, as the general path moves them); None when they cannot be read or moved: none are
+    kept then, and the next link solves the program."""
+    old = {f.path: f for f in then if f.path in moved and get_language(f.language).keeps_calls}
+    if not old:
+        return {}
+    shas = {f.path: f.sha for f in old.values()}
+    rows = indexes.calls(sid, step, shas)
+    if rows is None:
+        return None
+    out: dict[str, list[CallRow]] = {}
+    for f in now:
+        if f.path in old:
+            found = get_language(f.language).moved_calls(old[f.path], f, rows[f.path])
+            if found is None:
+                return None
+            out[f.path] = found
+    return out
 
 
 def _files(index: TreeIndex, edits: Sequence[_Edit]) -> dict[str, Any]:
@@ -156,7 +195,7 @@ def _files(index: TreeIndex, edits: Sequence[_Edit]) -> dict[str, Any]:
 def update_same_facts(
     paths: Sequence[Path],
     sid: str,
-    tree: tuple[TreeIndex, Sequence[Changed]],
+    tree: tuple[str, TreeIndex, Sequence[Changed]],
     *,
     store_path: str | Path,
     max_bytes: int,
@@ -166,44 +205,50 @@ def update_same_facts(
     commit_of: Callable[[], str | None],
     indexes: TreeIndexes,
 ) -> UpdateResult | None:
-    """The update of session ``sid`` when every file changed since its index (``tree``: the index, of the
-    session's last step, and the files whose bytes changed) kept its facts (see the module doc); its kept
-    calls written, the index noted (to be kept); None: the general path decides."""
+    """The update of session ``sid`` when every file changed since its index (``tree``: the index's key, the
+    index, of the session's last step, and the files whose bytes changed) kept its facts but for lines moved
+    (see the module doc); its kept calls written, the index noted (to be kept); None: the general path
+    decides."""
     from igg.store import SessionStore
 
-    index, changed = tree
+    key, index, changed = tree
     edits = _edits(paths, index, changed, max_bytes=max_bytes, chosen=chosen)
     if edits is None:
         return None
     seconds = {"walk": clock() - started}
     mark = clock()
+    held = indexes.elements(key, [e.source.path for e in edits])
+    wanted = dict.fromkeys(e.node for e in edits)
+    for ids in (held or {}).values():
+        wanted.update(dict.fromkeys(ids))
     store = SessionStore(store_path)
-    session = load_map(store, sid, elements=[e.node for e in edits])
+    session = load_map(store, sid, elements=list(wanted))
     state = session.state
-    before = _modules_then(state, edits) if not keeps_snapshot(len(edits), state) else None
+    before = _modules_then(state, edits)
     seconds["load"] = clock() - mark
     mark = clock()
-    now = _same_facts(store_path, edits, before) if before is not None else None
-    if before is None or now is None:
+    found = _facts_now(store_path, edits, before) if before is not None else None
+    if before is None or found is None or (found[2] and held is None):
         return None
-    diff = Difference(
-        set_properties=[
-            (e.node, _module_change(before[f.path], f), []) for e, f in zip(edits, now, strict=True)
-        ],
-        sources=[e.node for e in edits],
-    )
+    then, now, moved = found
+    diff = relined_difference(state, {f.path: f for f in now}, moved)
+    if diff is None or keeps_snapshot(len(diff.set_properties) + 2 * len(diff.set_edge_properties), state):
+        return None  # an update step that keeps a snapshot of the whole graph: the general path's
+    diff.sources = [e.node for e in edits]
     seconds["parse_and_diff"] = clock() - mark
     check_update_size(state, diff, session.config.constraints, sid)
     files, commit = _files(index, edits), commit_of()
     mark = clock()
+    _keep_facts(store_path, edits, now)
+    calls = _moved_calls(indexes, sid, index.last_step, then, now, moved)
     update = apply_step(session, diff, files, commit, (clock, started))
     step = store.session(sid).last_step
     shas = {f.path: (before[f.path].get("sha"), f.sha) for f in now}
-    indexes.move_calls(sid, index.last_step, step, shas)  # same facts: the calls kept are theirs still
+    indexes.move_calls(sid, index.last_step, step, shas, calls)  # their calls resolve as they did
     index.note([e.changed for e in edits], step)
     seconds["commit"] = clock() - mark
     seconds["total"] = clock() - started
-    log.debug("map_code_update_same_facts", session_id=sid, files=files["changed"])
+    log.debug("map_code_update_same_facts", session_id=sid, files=files["changed"], moved=sorted(moved))
     size = (state.node_count, state.edge_count)
     seconds = {k: seconds[k] for k in ("load", "walk", "parse_and_diff", "commit", "total")}
     return update_result(sid, step, update.iteration, update.changes, files, size, commit, seconds)

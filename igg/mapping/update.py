@@ -118,7 +118,7 @@ def update_map(
             kept = update_same_facts(
                 paths,
                 sid,
-                (index, changed),
+                (key, index, changed),
                 store_path=store_path,
                 max_bytes=max_bytes,
                 chosen=chosen,
@@ -145,7 +145,7 @@ def update_map(
             store_path=store_path,
             kept=lambda shas: indexes.calls(sid, info.last_step, shas),
         )
-        indexes.put(key, TreeIndex.of(walked, sid, result.step, modules))
+        indexes.put(key, TreeIndex.of(walked, sid, result.step, *modules))
         indexes.put_calls(sid, result.step, calls)
         return result
     finally:

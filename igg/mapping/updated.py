@@ -133,4 +133,38 @@ def module_nodes(state: GraphState) -> dict[str, str]:
     return {p["path"]: n for n in state.nodes_of_type("Module") if "path" in (p := props(n))}
 
 
-__all__ = ["UpdateResult", "apply_step", "load_map", "module_nodes", "reasoning", "update_result"]
+def file_elements(state: GraphState) -> dict[str, list[str]]:
+    """Each mapped file's path -> the ids of the elements that hold a line of it: its nodes (its Module node,
+    every node that names it as its ``file``), every edge one of whose sites (or its first, ``file``) is in
+    it, and both ends of those edges. An update that only moved the file's lines loads those alone
+    (``igg.mapping.samefacts``)."""
+    out: dict[str, dict[str, None]] = {}
+    props = state.node_properties
+    for n in state.nodes:
+        p = props(n)
+        path = p.get("file") if "file" in p else p.get("path") if state.node_type(n) == "Module" else None
+        if type(path) is str:
+            out.setdefault(path, {})[n] = None
+    for e, d in state.edge_data():
+        p = d["properties"]
+        first = p.get("file")
+        if type(first) is not str:
+            continue
+        sites = p.get("sites")
+        paths = {first} if p.get("site_count") == 1 or not sites else {s.rsplit(":", 2)[0] for s in sites}
+        paths.add(first)
+        for path in paths:
+            held = out.setdefault(path, {})
+            held[e] = held[d["from"]] = held[d["to"]] = None
+    return {path: list(held) for path, held in out.items()}
+
+
+__all__ = [
+    "UpdateResult",
+    "apply_step",
+    "file_elements",
+    "load_map",
+    "module_nodes",
+    "reasoning",
+    "update_result",
+]

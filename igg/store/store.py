@@ -21,7 +21,16 @@ from pydantic import ValidationError
 
 from igg.errors import SessionBusy, SessionError, SessionExists, SessionRefused
 from igg.graph.collector import collector_paused
-from igg.graph.journal import Mutation, NodeAdded, NodeDeleted, NodesMerged, NodeUpdated, read_mutation
+from igg.graph.journal import (
+    EdgeAdded,
+    EdgeDeleted,
+    Mutation,
+    NodeAdded,
+    NodeDeleted,
+    NodesMerged,
+    NodeUpdated,
+    read_mutation,
+)
 from igg.graph.partial import PartialState
 from igg.graph.state import GraphState
 from igg.io.files import protect
@@ -442,11 +451,11 @@ class SessionStore:
     def load_elements(
         self, session_id: str, elements: Collection[str], *, request: Request, info: SessionInfo
     ) -> PartialState | None:
-        """The nodes ``elements`` of the session's graph after its last step (``info.last_step``), counted
-        with the rest of the graph (``igg.graph.partial``), read from their own mutations alone (one indexed
-        read) with the step's id counters; None when one of them is not in the graph, a mutation is not a
-        node's own (added, updated, deleted), or the request has a seed graph (whose nodes have no
-        mutations)."""
+        """The nodes and edges ``elements`` of the session's graph after its last step (``info.last_step``),
+        counted with the rest of the graph (``igg.graph.partial``), read from their own mutations alone (one
+        indexed read) with the step's id counters; None when one of them is not in the graph, a mutation is
+        not a node's or an edge's own (added, updated, deleted), or the request has a seed graph (whose nodes
+        have no mutations). An edge's ends must be among ``elements``."""
         if request.seed_data is not None or not elements:
             return None
         wanted = sorted(set(elements))
@@ -465,14 +474,19 @@ class SessionStore:
             return rows, counters
 
         rows, counters = self.db.read(work)
+        asked = set(wanted)
         state = PartialState(request.config.schema_.compile())
         for at, data in rows:
             m = _mutation(session_id, at, data)
-            if not isinstance(m, NodeAdded | NodeUpdated | NodeDeleted) or m.id not in wanted:
+            if not isinstance(m, NodeAdded | NodeUpdated | NodeDeleted | EdgeAdded | EdgeDeleted):
+                return None
+            if m.id not in asked or (
+                isinstance(m, EdgeAdded) and not (m.source in state.nodes and m.target in state.nodes)
+            ):
                 return None
             state.apply_mutation(m)
         state.take_journal()
-        if len(state.nodes) != len(wanted) or counters is None:
+        if len(state.nodes) + len(state.edge_data()) != len(wanted) or counters is None:
             return None
         state.restore_id_counters(*counters)
         state.count_rest(info.nodes, info.edges)
