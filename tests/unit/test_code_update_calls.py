@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 import igg.codemap.python.calls as calls_module
+import igg.mapping.samefacts as samefacts_module
 from igg.codemap.treeindex import INDEX_SUFFIX
 from igg.mapping.update import update_map
 from igg.service import map_code
@@ -46,6 +47,13 @@ def solves(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
     yield count
 
 
+@pytest.fixture
+def general(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Updates take the general path (``igg.mapping.remap``), which links the changed files, even when only
+    their lines moved (``igg.mapping.samefacts`` updates those without a link)."""
+    monkeypatch.setattr(samefacts_module, "update_same_facts", lambda *a, **k: None)
+
+
 def _shift(tree: Path, before: str, lines: int) -> None:
     """Move every call below ``before`` in the service module down by ``lines`` blank lines."""
     path = tree / SERVICE
@@ -59,6 +67,7 @@ def _fresh(tree: Path, at: Path) -> object:
     return graph_of(at, "f")
 
 
+@pytest.mark.usefixtures("general")
 def test_updates_that_move_calls_take_the_kept_calls_and_equal_a_fresh_map(
     mapped: Path, tmp_path: Path, solves: list[int]
 ) -> None:
@@ -75,6 +84,7 @@ def test_updates_that_move_calls_take_the_kept_calls_and_equal_a_fresh_map(
         solves.clear()  # the fresh map solved its program
 
 
+@pytest.mark.usefixtures("general")
 def test_a_flow_changed_solves_the_program_and_keeps_its_calls_for_the_next_update(
     mapped: Path, tmp_path: Path, solves: list[int]
 ) -> None:
@@ -90,6 +100,28 @@ def test_a_flow_changed_solves_the_program_and_keeps_its_calls_for_the_next_upda
     assert graph_of(store, "m") == _fresh(tree, tmp_path / "fresh.db")
 
 
+def test_an_update_of_moved_lines_moves_the_kept_calls_for_the_next_update(
+    tmp_path: Path, solves: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the Java fixture beside it, the graph is large enough for the update to keep no snapshot
+    (``keeps_snapshot``): such an update takes the general path."""
+    tree, store = tmp_path / "tree", tmp_path / "s.db"
+    shutil.copytree(CODE_FIXTURES / "python", tree / "py")
+    shutil.copytree(CODE_FIXTURES / "java", tree / "java")
+    map_into_store(tree, store)
+    solves.clear()
+    _shift(tree, "def helper", 1)
+    result = update_map([tree], store, session_id="m", jobs=1)
+    assert (result.files["changed"], result.files["relinked"]) == ([SERVICE], 0)  # no link: lines moved
+    assert result.graph["edges_changed"] > 0 and solves == []
+    monkeypatch.setattr(samefacts_module, "update_same_facts", lambda *a, **k: None)
+    _shift(tree, "class AuditTrail", 2)
+    assert update_map([tree], store, session_id="m", jobs=1).files["relinked"] == 1
+    assert solves == []  # the calls the last update moved to their new sites
+    assert graph_of(store, "m") == _fresh(tree, tmp_path / "fresh.db")
+
+
+@pytest.mark.usefixtures("general")
 @pytest.mark.parametrize(
     "spoil",
     [

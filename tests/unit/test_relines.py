@@ -1,0 +1,112 @@
+"""``line_map`` tells an edit that only moved a file's lines (its facts the same in order, each line moved)
+from one that changed what the file says, on facts its real analyzers make (Python, TypeScript, Go, Java).
+An update of a file whose lines moved takes its elements' lines from that map (``igg.mapping.samefacts``), so
+a map it gives for an edit that changed anything else would make a graph no fresh map makes."""
+
+from __future__ import annotations
+
+import pytest
+
+from igg.codemap.facts import FileFacts
+from igg.codemap.language import SourceFile
+from igg.codemap.relines import line_map
+from igg.codemap.sources import with_modules
+from igg.mapping.prepare import parse_all
+
+PYTHON = """import os
+from json import loads
+
+
+def helper(x):
+    return loads(x)
+
+
+class Service:
+    def run(self, path):
+        data = helper(os.path.join(path, "a"))
+        return self.save(data)
+
+    def save(self, data):
+        return data
+"""
+
+SOURCES = {
+    "pkg/mod.py": PYTHON,
+    "web/app.ts": """import { join } from "./util";
+
+export function handler(a: string): string {
+  return join(a, "b");
+}
+
+export class Box {
+  open(): string {
+    return handler("c");
+  }
+}
+""",
+    "svc/main.go": """package svc
+
+import "strings"
+
+func Upper(s string) string {
+	return strings.ToUpper(s)
+}
+
+func Twice(s string) string {
+	return Upper(s) + Upper(s)
+}
+""",
+    "app/Main.java": """package app;
+
+import java.util.List;
+
+public class Main {
+    int count(List<String> items) {
+        return items.size();
+    }
+
+    int twice(List<String> items) {
+        return count(items) + count(items);
+    }
+}
+""",
+}
+
+
+def _facts(path: str, text: str) -> FileFacts:
+    facts, _ = parse_all(with_modules([SourceFile(path=path, text=text)]), jobs=1, named=True)
+    return facts[0]
+
+
+def _lines(text: str, at: int, added: list[str]) -> str:
+    lines = text.split("\n")
+    lines[at:at] = added
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("path", sorted(SOURCES))
+def test_blank_and_comment_lines_added_move_the_lines_after_them(path: str) -> None:
+    text = SOURCES[path]
+    comment = "#" if path.endswith(".py") else "//"
+    after = _lines(_lines(text, 4, ["", ""]), 1, [f"{comment} a comment"])  # 1 line after line 1, 2 after 4
+    moved = line_map(_facts(path, text), _facts(path, after))
+    assert moved is not None and moved
+    assert all(b == a + (a > 1) + 2 * (a > 4) for a, b in moved.items())
+    assert line_map(_facts(path, text), _facts(path, text)) == {a: a for a in moved}  # nothing moved
+
+
+@pytest.mark.parametrize(
+    "edited",
+    [
+        PYTHON.replace("data = helper(", "data  = helper("),  # a call's column
+        PYTHON.replace("return self.save(data)", "return self.save(data, 1)"),  # an argument
+        PYTHON.replace("def helper(x):\n    return loads(x)\n", "")
+        + "\n\ndef helper(x):\n    return loads(x)\n",  # a function moved below the class: order changed
+        PYTHON.replace("helper", "assist"),  # a name
+        PYTHON.replace("    def save(self, data):\n        return data\n", ""),  # a method removed
+        PYTHON.replace("import os\n", "import os\nimport sys\n"),  # an import added
+    ],
+    ids=["column", "argument", "order", "name", "removed", "added"],
+)
+def test_any_other_change_is_no_move(edited: str) -> None:
+    assert line_map(_facts("pkg/mod.py", PYTHON), _facts("pkg/mod.py", edited)) is None
