@@ -14,11 +14,13 @@ Each command runs as the user runs it, ``python -m igg ...`` in a subprocess, ti
   from the cache (``check_since_unkept``: the tree is walked, its facts read and linked); and after another
   body edit is committed: that check takes the graph the one before kept (``igg.mapping.kept``) and judges
   ``HEAD~1`` by it (``igg.mapping.since.same_at_commit``);
-- ``--update`` after a comment line added on top of a function's body (its lines move: the general path,
-  linking that file alone), after a call added to a Python function (its value flows change: every Python
-  file is linked again) and after a Python file added beside others (every Python file is linked again: its
-  language's imports may now find it), each committed, with the peak memory of that process alone
-  (``PEAK``), and whether the graph still equals a fresh map's;
+- ``--update`` after a comment line added on top of a function's body (its lines move, the facts keep the
+  rest: ``igg.mapping.samefacts`` moves the lines of the elements that hold them; the graph is compared with
+  a fresh map's at once, as a later update of every Python file would mend a wrong line), after a call added
+  to a Python function (its value flows change: every Python file is linked again) and after a Python file
+  added beside others (every Python file is linked again: its language's imports may now find it), each
+  committed, with the peak memory of that process alone (``PEAK``), and whether the graph still equals a
+  fresh map's;
 - whether the updated session's graph equals the graph a fresh map of the new tree builds, element ids
   aside: what the static agent places of the linked tree (``igg.mapping.difference.desired_graph``, the nodes
   and edges a fresh map proposes), read in this process with the facts cache, against the stored session's
@@ -266,6 +268,7 @@ def run(root: Path, files: int, mapped: bool = False) -> dict[str, Any]:
     timed_check("check_since_kept")
     line_edit(sorted(tree.rglob("m1*.py"))[1])
     timed_update(out, "update_one_file_lines_moved", repo, store)
+    say(out, "update_lines_moved_equals_fresh_map", same_as_fresh(tree, store))
     call_edit(sorted(tree.rglob("m3*.py"))[0])
     timed_update(out, "update_python_call_added", repo, store)
     module = sorted(tree.rglob("m4*.py"))[0]

@@ -13,8 +13,9 @@ size and time, or else the bytes it had (only those files are read again). A tim
 for a file, so it is always hashed, and as the listing of its names for a directory, so it is listed again;
 any doubt (a file gone, a row missing or unreadable) means a change, and the update takes its general path,
 which writes the index again. In a row of its own, read only when files changed: each file's module name and
-the id of its Module node (``TreeIndex.files``), with which an update of files that kept their facts reads
-their Module nodes alone (``igg.mapping.samefacts``).
+the id of its Module node (``TreeIndex.files``); and a row per file with the ids of the elements that hold
+its lines (``TreeIndex.elements``), with which an update of files that kept their facts but for lines moved
+reads those elements alone (``igg.mapping.samefacts``).
 
 Beside it, the calls the session's last link resolved over the whole program (``KeptCalls``: Python's), a row
 per file with the content hash they were resolved for, and the step and versions they speak for: an update

@@ -1,29 +1,36 @@
-"""An update whose changed files kept their facts: ``igg map-code --update`` at the cost of those files.
+"""An update whose changed files kept their facts, but for lines moved: ``igg map-code --update`` at the cost
+of those files.
 
 Most edits of a file change what it says but not what a map reads of it: a constant, an operator, a string, a
 comment or a condition rewritten on its own lines. A file's facts (``igg.codemap.facts.FileFacts``: its
 module, imports, declarations, calls and their lines, value flows) are all the link reads of it, so when they
 are the same after the edit, every element a fresh map would make is the same too, except the file's Module
-node, whose ``sha`` is the new content's. The general path (``igg.mapping.remap``) finds that after loading
-the whole stored graph, walking and hashing every file, reading every file's facts and linking the changed
-files again: 31 s for one such edit at 50,000 files. This path finds it from the files alone:
+node, whose ``sha`` is the new content's. Most other edits add or remove whole lines: the facts are then the
+same but for their lines, moved in order (``igg.codemap.relines``), and as the link reads lines only to order
+them, a fresh map makes every element as before with the file's lines moved (``igg.mapping.relined``). The
+general path (``igg.mapping.remap``) finds that after loading the whole stored graph, walking and hashing
+every file, reading every file's facts and linking the changed files again: 30 s for one such edit at 50,000
+files. This path finds it from the files alone:
 
 1. the tree's index (``igg.codemap.treeindex``) says which files' bytes changed, by stat (no directory
-   changed: no file was added, removed or renamed), and where each file's Module node is;
-2. each changed file is read as the walk reads it (``read_bytes_as_walked``, named as the walk named it) and
+   changed: no file was added, removed or renamed), where each file's Module node is, and which elements
+   hold its lines;
+2. the session is loaded with those elements alone, counted with the rest of the graph
+   (``igg.graph.partial``);
+3. each changed file is read as the walk reads it (``read_bytes_as_walked``, named as the walk named it) and
    parsed; its facts at the last map come from the facts cache (keyed by the ``sha`` its Module node holds);
-3. when every changed file's facts are equal to those but for ``sha``, the line count (``lines``: lines
-   added or removed after everything the facts hold, as a comment appended) and the names derived from them,
-   the session is loaded with those Module nodes alone, counted with the rest of the graph
-   (``igg.graph.partial``), and the difference (each node's new ``sha`` and ``lines``, as
-   ``plan_file_difference`` plans it) is applied by the act step as one update step, with the same record
-   as the general path's.
+4. when every changed file's facts are equal to those but for ``sha``, the line count, the names derived
+   from them and lines moved in order, the difference (each Module node's new ``sha`` and ``lines``, and the
+   moved lines of the elements that hold them, in the order ``plan_file_difference`` plans a change) is
+   applied by the act step as one update step, with the same record as the general path's. The Python calls
+   kept beside the store move to their new sites, as the general path moves them.
 
 Anything else returns None, and the general path decides, so the graph is always the one a fresh map builds:
 one root that is no folder, an index of another step, a configuration or ignore file changed, a file the walk
-skips now, facts not cached or not the same, other bytes of the same text, or a change of a fifth of a small
-graph or more, whose step keeps a snapshot of the whole graph (``updates.keeps_snapshot``).
-``tests/unit/test_samefacts.py`` applies both paths to the same edits and compares the stored sessions.
+skips now, facts not cached or changed otherwise, other bytes of the same text, an element that holds a line
+the facts do not, or a change of a fifth of a small graph or more, whose step keeps a snapshot of the whole
+graph (``updates.keeps_snapshot``). ``tests/unit/test_samefacts.py`` applies both paths to the same edits and
+compares the stored sessions.
 """
 
 from __future__ import annotations

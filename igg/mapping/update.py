@@ -24,9 +24,9 @@ gives (``tests/unit/test_code_update_local.py`` checks each kind of change both 
 Every update starts here, light: the session is picked and checked from its row (``igg.store.catalog``) and,
 when the tree's index (``igg.codemap.treeindex``) shows that no file changed since the session's last step,
 answered at once, without loading the graph or importing what loads it. When it shows files changed in place
-whose facts stayed the same (a constant, a condition or a comment edited on its own lines), only those files
-are parsed and only their Module nodes loaded and given their new content hashes and line counts
-(``igg.mapping.samefacts``).
+whose facts stayed the same (a constant, a condition or a comment edited on its own lines), or the same but
+for lines moved in order (lines added or removed), only those files are parsed and only the elements that hold
+their lines loaded and given their new content hashes, line counts and lines (``igg.mapping.samefacts``).
 Anything else takes the general path (``igg.mapping.remap``).
 """
 

@@ -111,7 +111,7 @@ def apply_step(
 
 def load_map(store: Any, sid: str, elements: Sequence[str] | None = None) -> Any:
     """Stored session ``sid`` (checked by ``_check_map``), loaded to be updated (``elements``: only those
-    nodes of its graph, counted with the rest: ``igg.graph.partial``)."""
+    nodes and edges of its graph, counted with the rest: ``igg.graph.partial``)."""
     from igg.session import Session
     from igg.store import StoreSessions
 

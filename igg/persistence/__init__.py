@@ -170,9 +170,10 @@ class SessionRepo(Protocol):
         another process wrote it since."""
 
     def load(self, session_id: str, *, elements: Collection[str] | None = None) -> LoadedSession:
-        """The whole session; ``SessionNotFound`` when there is none. ``elements``: the only nodes the caller
-        will read or change (a code map's update whose files kept their facts): a repository may load those
-        alone, counted with the rest (``igg.graph.partial.PartialState``), or the whole graph."""
+        """The whole session; ``SessionNotFound`` when there is none. ``elements``: the only nodes and edges
+        the caller will read or change (a code map's update whose files kept their facts but for lines moved):
+        a repository may load those alone, counted with the rest (``igg.graph.partial.PartialState``), or the
+        whole graph."""
 
     def sessions(self, status: SessionStatus | None = None, limit: int = 100) -> list[SessionInfo]:
         """Sessions, most recently updated first."""

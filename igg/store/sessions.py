@@ -80,9 +80,9 @@ class StoreSessions:
     def load(self, session_id: str, *, elements: Collection[str] | None = None) -> LoadedSession:
         """The session's request, graph (from its latest snapshot and the mutations after it), its last
         iteration's record (one row) and its records when asked for (read then, without their mutations,
-        which stay in the store); ``SessionNotFound`` when unknown. ``elements``: only those nodes of the
-        graph, read from their own mutations (``SessionStore.load_elements``), when they can be; else the
-        whole graph."""
+        which stay in the store); ``SessionNotFound`` when unknown. ``elements``: only those nodes and edges
+        of the graph, read from their own mutations (``SessionStore.load_elements``), when they can be; else
+        the whole graph."""
         store = self.store
         info = store.session(session_id)
         request = store.request(session_id)  # read and validated once
