@@ -4,8 +4,8 @@ An update that changes a few elements of a large stored graph (``igg map-code --
 left a file's facts as they were, but for lines moved: ``igg.mapping.samefacts``) loads those elements, not
 the graph: reading 2.9 million elements back takes 17 s at 50,000 files, a file's elements milliseconds. Its
 counts are the whole graph's (the step it keeps records them, and the limits judge them), so an update applied
-to it is recorded as it would be on the whole graph. It keeps no snapshot (``igg.store.commit.prepare_step`` refuses
-one): a snapshot is the whole graph.
+to it is recorded as it would be on the whole graph. It keeps no snapshot (``igg.store.commit.prepare_step``
+refuses one): a snapshot is the whole graph.
 """
 
 from __future__ import annotations
