@@ -181,8 +181,8 @@ def body_edit(path: Path) -> None:
 
 
 def line_edit(path: Path) -> None:
-    """Add a comment line on top of a function's body: the lines after it move, so the file's facts change
-    (its declarations and calls do not: only it is linked again)."""
+    """Add a comment line on top of a function's body: the lines after it move, and the file's facts are the
+    same but for those lines (``igg.mapping.samefacts`` moves them)."""
     text = path.read_text(encoding="utf-8")
     end = text.index("\n", text.index("    def run0(")) + 1
     path.write_text(f"{text[:end]}        # reviewed\n{text[end:]}", encoding="utf-8")

@@ -462,9 +462,13 @@ class SessionStore:
         marks = ",".join("?" * len(wanted))
         step = info.last_step
 
+        # without statistics, SQLite reads a list of elements by scanning the session's steps, every row of a
+        # large graph (0.6 s at 50,000 files); PostgreSQL's planner has its statistics
+        by_element = " INDEXED BY mutations_by_element" if self.db.dialect == "sqlite" else ""
+
         def work(c: Connection) -> tuple[list[tuple[int, str]], Any]:
             rows = c.execute(
-                "SELECT step, data FROM mutations WHERE session_id = ? AND step <= ?"
+                f"SELECT step, data FROM mutations{by_element} WHERE session_id = ? AND step <= ?"
                 f" AND element IN ({marks}) ORDER BY step, seq",
                 (session_id, step, *wanted),
             ).fetchall()

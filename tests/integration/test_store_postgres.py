@@ -297,8 +297,9 @@ def test_a_plain_insert_of_many_rows_stores_what_one_insert_per_row_stores(postg
 def test_an_update_of_a_file_that_kept_its_facts_reads_its_module_node_alone(
     postgres_url: str, tmp_path: Path
 ):
-    """``igg.mapping.samefacts`` on a PostgreSQL store: the Module node read from its own rows, the step
-    written as the general path writes it, the graph that of a fresh map."""
+    """``igg.mapping.samefacts`` on a PostgreSQL store: the Module node (and then the elements that hold the
+    file's moved lines) read from their own rows, the step written as the general path writes it, the graph
+    that of a fresh map."""
     from igg.codemap.cache import FactsCache
     from igg.mapping.update import update_map
     from igg.service import map_code
@@ -306,6 +307,7 @@ def test_an_update_of_a_file_that_kept_its_facts_reads_its_module_node_alone(
 
     tree = tmp_path / "tree"
     shutil.copytree(ROOT / "fixtures" / "code" / "python", tree)
+    shutil.copytree(ROOT / "fixtures" / "code" / "java", tree / "java")  # a graph no such step snapshots
     cache = FactsCache(sidecar_path(resolve_store_path(postgres_url), ".codefacts"))
     try:
         map_code([tree], agent="code", jobs=1, store=postgres_url, session_id="m", cache=cache)
@@ -321,3 +323,10 @@ def test_an_update_of_a_file_that_kept_its_facts_reads_its_module_node_alone(
     )
     map_code([tree], agent="code", jobs=1, store=tmp_path / "fresh.db", session_id="f")
     assert graph_of(postgres_url, "m") == graph_of(tmp_path / "fresh.db", "f")
+    # a blank line above a function: the lines below it move, read and changed from their elements' own rows
+    service.write_text(service.read_text().replace("def helper", "\ndef helper", 1))
+    result = update_map([tree], postgres_url, session_id="m", jobs=1)
+    assert result.files["changed"] == ["shop/service.py"] and result.files["relinked"] == 0
+    assert result.graph["nodes_changed"] >= 2 and result.graph["edges_changed"] >= 1
+    map_code([tree], agent="code", jobs=1, store=tmp_path / "fresh2.db", session_id="f")
+    assert graph_of(postgres_url, "m") == graph_of(tmp_path / "fresh2.db", "f")
