@@ -71,6 +71,10 @@ class StepInfo:
     created_at: float = 0.0
 
 
+_MOST_ELEMENTS = 30_000
+"""Most elements ``SessionStore.load_elements`` reads (by one statement: SQLite takes 32,766 parameters)."""
+
+
 class SessionStore:
     """Sessions in one SQLite file (``igg.store.db``) or one PostgreSQL database (``igg.store.postgres``), as
     ``path`` names it (``igg.store.location.resolve_store_path``); safe to share between threads."""
@@ -455,10 +459,12 @@ class SessionStore:
         counted with the rest of the graph (``igg.graph.partial``), read from their own mutations alone (one
         indexed read) with the step's id counters; None when one of them is not in the graph, a mutation is
         not a node's or an edge's own (added, updated, deleted), or the request has a seed graph (whose nodes
-        have no mutations). An edge's ends must be among ``elements``."""
+        have no mutations), or past ``_MOST_ELEMENTS``. An edge's ends must be among ``elements``."""
         if request.seed_data is not None or not elements:
             return None
         wanted = sorted(set(elements))
+        if len(wanted) > _MOST_ELEMENTS:
+            return None
         marks = ",".join("?" * len(wanted))
         step = info.last_step
 

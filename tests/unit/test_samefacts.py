@@ -20,6 +20,7 @@ import pytest
 
 import igg.mapping.samefacts as samefacts_module
 import igg.mapping.update as update_module
+import igg.store.store as store_module
 from igg.codemap.language import is_config, language_of
 from igg.codemap.treeindex import INDEX_SUFFIX
 from igg.graph.partial import PartialState
@@ -245,11 +246,29 @@ def test_a_partial_graph_counts_the_whole_and_keeps_no_snapshot(mapped: Path) ->
     assert part.id_counters == whole.id_counters
     assert all(part.node_properties(n) == whole.node_properties(n) for n in modules)
     assert store.load_elements("m", [*modules, "n999999999"], request=request, info=info) is None
+    edge, (source, target, data) = next(iter(whole.edge_rows()))
+    part = store.load_elements("m", [edge, source, target], request=request, info=info)
+    assert part is not None and part.edge_ends(edge) == (source, target, data)
+    assert (part.node_count, part.edge_count) == (whole.node_count, whole.edge_count)
+    assert store.load_elements("m", [edge, source], request=request, info=info) is None  # an end missing
     with pytest.raises(ValueError, match="no snapshot"):
         store.commit_step(
             "m", kind="update", record={"kind": "update"}, mutations=[], state=part, snapshot=True
         )
     assert store.session("m").last_step == info.last_step  # nothing was written
+
+
+def test_more_elements_than_one_statement_reads_load_the_whole_graph(
+    mapped: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tree, store = _mapped_copy(mapped, tmp_path / "m")
+    path = _picked(tree, 17)[0]
+    _shift(tree / path)
+    monkeypatch.setattr(store_module, "_MOST_ELEMENTS", 1)
+    result = _update(tree, store)
+    assert result.files["changed"] == [path] and result.files["relinked"] == 0  # lines moved, read whole
+    map_code([tree], agent="code", jobs=1, store=tmp_path / "fresh.db", session_id="f")
+    assert graph_of(store, "m") == graph_of(tmp_path / "fresh.db", "f")
 
 
 def _other_nodes(data: bytes) -> bytes:
