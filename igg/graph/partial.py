@@ -10,6 +10,9 @@ refuses one): a snapshot is the whole graph.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+
+from igg.graph.journal import EdgeAdded, EdgeDeleted, Mutation, NodeAdded, NodeDeleted, NodeUpdated
 from igg.graph.state import GraphState
 from igg.models.schema import CompiledSchema
 
@@ -22,6 +25,36 @@ class PartialState(GraphState):
     def __init__(self, schema: CompiledSchema) -> None:
         super().__init__(schema)
         self._rest = (0, 0)
+
+    @classmethod
+    def of(
+        cls,
+        schema: CompiledSchema,
+        mutations: Iterable[Mutation],
+        elements: Sequence[str],
+        *,
+        counters: tuple[int, int],
+        whole: tuple[int, int],
+    ) -> PartialState | None:
+        """The nodes and edges ``elements`` made by their own ``mutations`` (in the order applied), with the
+        graph's id counters and whole counts (nodes, edges); None when a mutation is another element's or of
+        another kind (a merge), an edge's end is not among them, or one of them is not in the graph."""
+        asked = set(elements)
+        state = cls(schema)
+        for m in mutations:
+            if not isinstance(m, NodeAdded | NodeUpdated | NodeDeleted | EdgeAdded | EdgeDeleted):
+                return None
+            if m.id not in asked or (
+                isinstance(m, EdgeAdded) and not (m.source in state.nodes and m.target in state.nodes)
+            ):
+                return None
+            state.apply_mutation(m)
+        state.take_journal()
+        if len(state.nodes) + len(state.edge_data()) != len(asked):
+            return None
+        state.restore_id_counters(*counters)
+        state.count_rest(*whole)
+        return state
 
     def count_rest(self, nodes: int, edges: int) -> None:
         """The whole graph holds ``nodes`` and ``edges``, those loaded included: the rest is counted."""

@@ -177,8 +177,7 @@ class Session:
         rejected one, its version (``steps``). ``recorder``: what keeps its next steps, made from what the
         repository says of it; ``status``: the status it is driven with (default: the stored one); ``begun``:
         its recorder writes the next step without claiming the session (an update of a finished one);
-        ``elements``: the only nodes and edges the caller will change (``SessionRepo.load``: those alone, if
-        it can)."""
+        ``elements``: the only elements the caller changes (``SessionRepo.load``: those alone, if it can)."""
         loaded = repo.load(session_id, elements=elements)
         info = loaded.info
         session = cls(

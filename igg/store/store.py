@@ -21,16 +21,7 @@ from pydantic import ValidationError
 
 from igg.errors import SessionBusy, SessionError, SessionExists, SessionRefused
 from igg.graph.collector import collector_paused
-from igg.graph.journal import (
-    EdgeAdded,
-    EdgeDeleted,
-    Mutation,
-    NodeAdded,
-    NodeDeleted,
-    NodesMerged,
-    NodeUpdated,
-    read_mutation,
-)
+from igg.graph.journal import Mutation, NodesMerged, read_mutation
 from igg.graph.partial import PartialState
 from igg.graph.state import GraphState
 from igg.io.files import protect
@@ -484,23 +475,11 @@ class SessionStore:
             return rows, counters
 
         rows, counters = self.db.read(work)
-        asked = set(wanted)
-        state = PartialState(request.config.schema_.compile())
-        for at, data in rows:
-            m = _mutation(session_id, at, data)
-            if not isinstance(m, NodeAdded | NodeUpdated | NodeDeleted | EdgeAdded | EdgeDeleted):
-                return None
-            if m.id not in asked or (
-                isinstance(m, EdgeAdded) and not (m.source in state.nodes and m.target in state.nodes)
-            ):
-                return None
-            state.apply_mutation(m)
-        state.take_journal()
-        if len(state.nodes) + len(state.edge_data()) != len(wanted) or counters is None:
+        if counters is None:
             return None
-        state.restore_id_counters(*counters)
-        state.count_rest(info.nodes, info.edges)
-        return state
+        mutations = (_mutation(session_id, at, data) for at, data in rows)
+        schema = request.config.schema_.compile()
+        return PartialState.of(schema, mutations, wanted, counters=counters, whole=(info.nodes, info.edges))
 
     def iteration_at(self, session_id: str, step: int) -> int:
         """The iteration the session had reached at ``step`` (0 before the first)."""
