@@ -195,9 +195,26 @@ def _reach(
             return None
         flowed.update(languages)
     if not names and not flowed:
-        return set(new), {f.path: old for f, old in zip(new.values(), olds, strict=True) if old is not None}
+        kept = {f.path: old for f, old in zip(new.values(), olds, strict=True) if old is not None}
+        return _with_their_methods(facts, set(new)), kept
     reach = _mentioning(facts, {*new, *added, *removed}, (names, {f.language for f in new.values()}), flowed)
-    return (reach, {}) if reach is not None else None
+    return (_with_their_methods(facts, reach), {}) if reach is not None else None
+
+
+def _with_their_methods(facts: Sequence[FileFacts], reach: set[str]) -> set[str]:
+    """``reach`` and every file that declares a method of a type declared in it (Go: a type's methods in
+    other files of its package), whose CONTAINS and lifted edges go out of that type's node: linked alone,
+    the type's file would not state them, and its edges would be planned without them."""
+    owners = {t.qualified for f in facts if f.path in reach for t in f.types}
+    while owners:
+        found = {
+            f.path
+            for f in facts
+            if f.path not in reach and any(c.owner in owners for c in f.callables if c.owner)
+        }
+        reach |= found
+        owners = {t.qualified for f in facts if f.path in found for t in f.types}
+    return reach
 
 
 def _mentioning(

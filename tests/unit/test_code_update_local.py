@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 import igg.mapping.remap as remap_module
+import igg.mapping.samefacts as samefacts_module
 from igg.codemap.language import language_of
 from igg.mapping.update import update_map
 from igg.service import map_code
@@ -217,6 +218,7 @@ def test_an_update_links_only_what_changed_and_equals_the_full_update_and_a_fres
     edit: Callable[[Path], None],
     linked: str,
 ) -> None:
+    monkeypatch.setattr(samefacts_module, "update_same_facts", lambda *a, **k: None)  # lines moved: linked
     tree, store = _copy(mapped, tmp_path / "fast")
     edit(tree)
     result = update_map([tree], store, session_id="m", jobs=1)
@@ -252,6 +254,32 @@ def _as_the_slow_way_and_a_fresh_map(
     fresh: Any = tmp_path / "fresh.db"
     map_code([tree], agent="code", jobs=1, store=fresh, session_id="f")
     assert graph_of(store, "m") == graph_of(fresh, "f")
+
+
+def test_a_go_type_is_linked_with_the_files_that_declare_its_methods(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """uuid.go declares UUID, whose methods dce.go, marshal.go, node.go, sql.go and time.go declare: UUID's
+    CONTAINS edges to them are stated by those files, so uuid.go is never linked without them (linked alone,
+    its edges were planned without theirs, and removed)."""
+    base = tmp_path / "mapped"
+    shutil.copytree(CODE_FIXTURES / "go" / "uuid", base / "tree" / "uuid")
+    map_into_store(base / "tree", base / "s.db")
+    monkeypatch.setattr(samefacts_module, "update_same_facts", lambda *a, **k: None)  # lines moved: linked
+
+    def edit(tree: Path) -> None:
+        _replace(
+            tree / "uuid/uuid.go",
+            "func Parse(s string) (UUID, error) {",
+            "\nfunc Parse(s string) (UUID, error) {",
+        )
+
+    tree, store = _copy(base, tmp_path / "fast")
+    edit(tree)
+    result = update_map([tree], store, session_id="m", jobs=1)
+    assert result.files["changed"] == ["uuid/uuid.go"]
+    assert 6 <= result.files["relinked"] < result.files["read"]  # uuid.go and the five files of its methods
+    _as_the_slow_way_and_a_fresh_map(base, tmp_path, monkeypatch, edit, result)
 
 
 def _write(path: Path, text: str) -> None:
