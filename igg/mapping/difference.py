@@ -80,7 +80,7 @@ def plan_difference(state: GraphState, fit: SchemaFit) -> Difference:
         {(ref[a], label, ref[b]): props for label, a, b, props in _desired_edges(fit)},
         diff,
     )
-    return diff
+    return _in_id_order(diff)
 
 
 def _plan_properties(state: GraphState, node_id: str, want: dict[str, Any], diff: Difference) -> None:
@@ -171,16 +171,21 @@ def plan_file_difference(state: GraphState, fit: SchemaFit, paths: set[str]) -> 
         {(ids[a], label, ids[b]): want for (a, label, b), want in wanted.items()},
         diff,
     )
-    diff.set_properties.sort(key=lambda change: by_id(change[0]))
-    diff.set_edge_properties.sort(key=lambda change: by_id(change[0]))
-    return diff
+    return _in_id_order(diff)
 
 
 def by_id(element: str) -> tuple[int, str]:
-    """The order of element ids (``n9`` before ``n10``) in which an update of some files plans the changes of
-    properties (``plan_file_difference``, ``igg.mapping.relined``): each element changes once, so the order
-    is the step's alone."""
+    """The order of element ids (``n9`` before ``n10``) in which an update plans the changes of properties
+    (``plan_difference``, ``plan_file_difference``, ``igg.mapping.relined``): each element changes once, so
+    the order is the step's alone, the same whichever plans it."""
     return len(element), element
+
+
+def _in_id_order(diff: Difference) -> Difference:
+    """``diff`` with its changes of properties in the order of their elements' ids (``by_id``)."""
+    diff.set_properties.sort(key=lambda change: by_id(change[0]))
+    diff.set_edge_properties.sort(key=lambda change: by_id(change[0]))
+    return diff
 
 
 def _left_behind(state: GraphState, fit: SchemaFit, stale: list[str]) -> list[str] | None:
