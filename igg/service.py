@@ -413,6 +413,7 @@ def _index_map(store: SessionStore, result: RunResult, codemap: CodeMap, options
     node: a later ``--update`` of the session sees by stat alone whether any file changed, and which."""
     from igg.codemap.treeindex import INDEX_SUFFIX, TreeIndex, TreeIndexes, index_key
     from igg.codemap.walk import DEFAULT_MAX_BYTES
+    from igg.graph.collector import collector_paused
     from igg.mapping.updated import file_elements, module_nodes
     from igg.store.location import sidecar_path
 
@@ -428,7 +429,8 @@ def _index_map(store: SessionStore, result: RunResult, codemap: CodeMap, options
     try:
         step = store.session(session_id).last_step
         state = result.state
-        index = TreeIndex.of(codemap.walk, session_id, step, module_nodes(state), file_elements(state))
+        with collector_paused():  # millions of ids, no cycle: 1.6 s at 50,000 files, 5.9 s with passes
+            index = TreeIndex.of(codemap.walk, session_id, step, module_nodes(state), file_elements(state))
         indexes.put(key, index)
         indexes.put_calls(session_id, step, codemap.model.calls)
     finally:
