@@ -36,7 +36,7 @@ compares the stored sessions.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -112,8 +112,8 @@ def _facts_now(
 ) -> tuple[list[FileFacts], list[FileFacts], dict[str, dict[int, int]]] | None:
     """The facts of the edited files at the last map (from the facts cache, keyed by the content hash their
     Module node holds) and now (parsed apart from the cache: the general path reports the files it parses),
-    with how their lines moved (``_moved``); None when one is not cached, the bytes
-    changed and the text did not, or the facts changed otherwise than by lines moved."""
+    with how their lines moved (``_moved``); None when one is not cached, the bytes changed and the text did
+    not, or the facts changed otherwise than by lines moved."""
     from igg.mapping.prepare import parse_all
 
     cache = FactsCache(sidecar_path(resolve_store_path(store_path), ".codefacts"))
@@ -163,7 +163,12 @@ def _moved(then: Sequence[FileFacts], now: Sequence[FileFacts]) -> dict[str, dic
 
 
 def _moved_calls(
-    indexes: TreeIndexes, sid: str, step: int, then: Sequence[FileFacts], now: Sequence[FileFacts], moved: Any
+    indexes: TreeIndexes,
+    sid: str,
+    step: int,
+    then: Sequence[FileFacts],
+    now: Sequence[FileFacts],
+    moved: Mapping[str, Mapping[int, int]],
 ) -> dict[str, list[CallRow]] | None:
     """The calls kept for each file whose lines moved and whose language keeps calls, at their new sites
     (``moved_calls``, as the general path moves them); None when they cannot be read or moved: none are
