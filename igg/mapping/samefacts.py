@@ -46,7 +46,7 @@ from igg.codemap.facts import FileFacts
 from igg.codemap.language import get as get_language
 from igg.codemap.language import is_config
 from igg.codemap.model import CallRow
-from igg.codemap.relines import line_map
+from igg.codemap.relines import Moves, line_map
 from igg.codemap.sources import SourceFile, with_modules
 from igg.codemap.treeindex import Changed, TreeIndex, TreeIndexes
 from igg.codemap.walk import read_bytes_as_walked
@@ -109,7 +109,7 @@ def _modules_then(state: Any, edits: Sequence[_Edit]) -> dict[str, dict[str, Any
 
 def _facts_now(
     store_path: str | Path, edits: Sequence[_Edit], before: dict[str, dict[str, Any]]
-) -> tuple[list[FileFacts], list[FileFacts], dict[str, dict[int, int]]] | None:
+) -> tuple[list[FileFacts], list[FileFacts], dict[str, Moves]] | None:
     """The facts of the edited files at the last map (from the facts cache, keyed by the content hash their
     Module node holds) and now (parsed apart from the cache: the general path reports the files it parses),
     with how their lines moved (``_moved``); None when one is not cached, the bytes changed and the text did
@@ -149,16 +149,16 @@ def _keep_facts(store_path: str | Path, edits: Sequence[_Edit], now: Sequence[Fi
         cache.close()
 
 
-def _moved(then: Sequence[FileFacts], now: Sequence[FileFacts]) -> dict[str, dict[int, int]] | None:
-    """How each edited file's lines moved (``line_map``), for the files whose lines moved; None when one
-    file's facts changed otherwise."""
-    moved: dict[str, dict[int, int]] = {}
+def _moved(then: Sequence[FileFacts], now: Sequence[FileFacts]) -> dict[str, Moves] | None:
+    """How each edited file's lines and sites moved (``line_map``), for the files whose facts moved; None
+    when one file's facts changed otherwise."""
+    moved: dict[str, Moves] = {}
     for a, b in zip(then, now, strict=True):
-        lines = line_map(a, b)
-        if lines is None:
+        found = line_map(a, b)
+        if found is None:
             return None
-        if any(x != y for x, y in lines.items()):
-            moved[b.path] = lines
+        if found.moved:
+            moved[b.path] = found
     return moved
 
 
@@ -168,7 +168,7 @@ def _moved_calls(
     step: int,
     then: Sequence[FileFacts],
     now: Sequence[FileFacts],
-    moved: Mapping[str, Mapping[int, int]],
+    moved: Mapping[str, Moves],
 ) -> dict[str, list[CallRow]] | None:
     """The calls kept for each file whose lines moved and whose language keeps calls, at their new sites
     (``moved_calls``, as the general path moves them); None when they cannot be read or moved: none are

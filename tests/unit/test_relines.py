@@ -89,16 +89,32 @@ def test_blank_and_comment_lines_added_move_the_lines_after_them(path: str) -> N
     text = SOURCES[path]
     comment = "#" if path.endswith(".py") else "//"
     after = _lines(_lines(text, 4, ["", ""]), 1, [f"{comment} a comment"])  # 1 line after line 1, 2 after 4
-    moved = line_map(_facts(path, text), _facts(path, after))
-    assert moved is not None and moved
-    assert all(b == a + (a > 1) + 2 * (a > 4) for a, b in moved.items())
-    assert line_map(_facts(path, text), _facts(path, text)) == {a: a for a in moved}  # nothing moved
+    moves = line_map(_facts(path, text), _facts(path, after))
+    assert moves is not None and moves.moved
+
+    def moved(a: int) -> int:
+        return a + (a > 1) + 2 * (a > 4)
+
+    assert moves.lines and all(b == moved(a) for a, b in moves.lines.items())
+    assert moves.sites and all(b == (moved(a[0]), a[1]) for a, b in moves.sites.items())
+    same = line_map(_facts(path, text), _facts(path, text))  # nothing moved
+    assert same is not None and not same.moved and same.lines.keys() == moves.lines.keys()
+
+
+def test_a_line_edited_around_its_calls_moves_their_columns() -> None:
+    """Parentheses put around a call on its line: the calls move right, the line stays."""
+    edited = PYTHON.replace("data = helper(", "data = (helper(").replace(', "a"))\n', ', "a")))\n')
+    moves = line_map(_facts("pkg/mod.py", PYTHON), _facts("pkg/mod.py", edited))
+    assert moves is not None and moves.moved
+    assert all(a == b for a, b in moves.lines.items())  # no line moved
+    shifted = {a: b for a, b in moves.sites.items() if a != b}
+    assert shifted == {(11, 16): (11, 17), (11, 23): (11, 24)}  # helper( and os.path.join(
 
 
 @pytest.mark.parametrize(
     "edited",
     [
-        PYTHON.replace("data = helper(", "data  = helper("),  # a call's column
+        PYTHON.replace("data = helper(os.path", "data = helper(\n            os.path"),  # a line split
         PYTHON.replace("return self.save(data)", "return self.save(data, 1)"),  # an argument
         PYTHON.replace("def helper(x):\n    return loads(x)\n", "")
         + "\n\ndef helper(x):\n    return loads(x)\n",  # a function moved below the class: order changed
@@ -106,7 +122,7 @@ def test_blank_and_comment_lines_added_move_the_lines_after_them(path: str) -> N
         PYTHON.replace("    def save(self, data):\n        return data\n", ""),  # a method removed
         PYTHON.replace("import os\n", "import os\nimport sys\n"),  # an import added
     ],
-    ids=["column", "argument", "order", "name", "removed", "added"],
+    ids=["line split", "argument", "order", "name", "removed", "added"],
 )
 def test_any_other_change_is_no_move(edited: str) -> None:
     assert line_map(_facts("pkg/mod.py", PYTHON), _facts("pkg/mod.py", edited)) is None

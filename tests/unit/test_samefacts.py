@@ -225,12 +225,18 @@ def test_files_that_kept_their_facts_are_updated_as_the_general_path_updates_the
 
 
 def _random_lines(path: Path, rng: random.Random) -> None:
-    """One to four blank lines added or removed at random places: lines move, in order."""
+    """One to four edits at random places: blank lines added or removed (lines move, in order), or a space
+    put after a line's first ``(`` (what follows on that line moves right)."""
     lines = path.read_text(encoding="utf-8").split("\n")
     for _ in range(rng.randint(1, 4)):
         blanks = [i for i, line in enumerate(lines) if not line.strip()]
-        if blanks and rng.random() < 0.4:
+        calls = [i for i, line in enumerate(lines) if "(" in line]
+        draw = rng.random()
+        if blanks and draw < 0.3:
             del lines[rng.choice(blanks)]
+        elif calls and draw < 0.6:
+            at = rng.choice(calls)
+            lines[at] = lines[at].replace("(", "( ", 1)
         else:
             at = rng.randrange(len(lines) + 1)
             lines[at:at] = [""] * rng.randint(1, 3)
@@ -240,10 +246,10 @@ def _random_lines(path: Path, rng: random.Random) -> None:
 def test_random_line_moves_keep_the_general_paths_step_round_after_round(
     mapped: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Blank lines added and removed at random in one to three files, eight rounds, each going on from what
-    the last left: every round's step is the general path's (record, mutations, counts), and the graph a
-    fresh map's at the end. (Found a bug of the general path: a Go type's file linked alone removed the
-    CONTAINS edges of its methods in other files.)"""
+    """Blank lines added and removed and spaces put in lines at random in one to three files, eight rounds,
+    each going on from what the last left: every round's step is the general path's (record, mutations,
+    counts), and the graph a fresh map's at the end. (Found a bug of the general path: a Go type's file
+    linked alone removed the CONTAINS edges of its methods in other files.)"""
     fast, fast_store = _mapped_copy(mapped, tmp_path / "fast")
     slow, slow_store = _mapped_copy(mapped, tmp_path / "slow")
     moved = 0
@@ -262,7 +268,7 @@ def test_random_line_moves_keep_the_general_paths_step_round_after_round(
         moved += kept.files["relinked"] == 0
         assert (kept.graph, kept.step) == (general.graph, general.step)
         assert _step(fast_store, kept.step) == _step(slow_store, general.step)
-    assert moved >= 6  # most rounds moved lines alone (a blank line in a string changes the string)
+    assert moved >= 5  # most rounds moved lines alone (a blank line or a space in a string changes it)
     map_code([fast], agent="code", jobs=1, store=tmp_path / "fresh.db", session_id="f")
     assert graph_of(fast_store, "m") == graph_of(tmp_path / "fresh.db", "f")
     assert graph_of(slow_store, "m") == graph_of(tmp_path / "fresh.db", "f")
