@@ -14,7 +14,7 @@ for a file, so it is always hashed, and as the listing of its names for a direct
 any doubt (a file gone, a row missing or unreadable) means a change, and the update takes its general path,
 which writes the index again. In a row of its own, read only when files changed: each file's module name and
 the id of its Module node (``TreeIndex.files``); and a row per file with the ids of the elements that hold
-its lines (``TreeIndex.elements``), with which an update of files that kept their facts but for lines moved
+its lines (``TreeIndex.elements``), with which an update of files that kept their facts but for sites moved
 reads those elements alone (``igg.mapping.samefacts``).
 
 Beside it, the calls the session's last link resolved over the whole program (``KeptCalls``: Python's), a row
@@ -76,7 +76,7 @@ class TreeIndex:
     (``igg.mapping.samefacts``). Kept apart, and read only for such an update (``TreeIndexes.files``)."""
     elements: dict[str, list[str]] = field(default_factory=dict)
     """Each such file's elements that hold a line of it (``igg.mapping.updated.file_elements``): what an
-    update of files whose lines moved loads. Kept a row per file, with ``files``
+    update of files whose facts moved loads. Kept a row per file, with ``files``
     (``TreeIndexes.elements``)."""
 
     @classmethod
@@ -378,7 +378,7 @@ class TreeIndexes:
         moved: Mapping[str, list[CallRow]] | None,
     ) -> None:
         """The calls kept for step ``since`` of session ``session_id`` made to speak for its step ``step``,
-        after a change of files that kept their facts, and so their calls, but for lines moved (``shas``:
+        after a change of files that kept their facts, and so their calls, but for sites moved (``shas``:
         path -> its content hash then and now): each such file's rows, kept for its hash then, are kept for
         its hash now, those of ``moved`` (path -> its rows at their new sites) in their place. ``moved``
         None (its rows could not be moved), or calls kept for another step: none are kept any more."""

@@ -1,13 +1,14 @@
-"""An update whose changed files kept their facts, but for lines moved: ``igg map-code --update`` at the cost
-of those files.
+"""An update whose changed files kept their facts, moved in order at most: ``igg map-code --update`` at the
+cost of those files.
 
 Most edits of a file change what it says but not what a map reads of it: a constant, an operator, a string, a
 comment or a condition rewritten on its own lines. A file's facts (``igg.codemap.facts.FileFacts``: its
 module, imports, declarations, calls and their lines, value flows) are all the link reads of it, so when they
 are the same after the edit, every element a fresh map would make is the same too, except the file's Module
-node, whose ``sha`` is the new content's. Most other edits add or remove whole lines: the facts are then the
-same but for their lines, moved in order (``igg.codemap.relines``), and as the link reads lines only to order
-them, a fresh map makes every element as before with the file's lines moved (``igg.mapping.relined``). The
+node, whose ``sha`` is the new content's. Most other edits add or remove whole lines, or change a line around
+the facts it holds: the facts are then the same but for their sites (lines and columns), moved in order
+(``igg.codemap.relines``), and as the link reads sites only to order them, a fresh map makes every element as
+before with the file's sites moved (``igg.mapping.relined``). The
 general path (``igg.mapping.remap``) finds that after loading the whole stored graph, walking and hashing
 every file, reading every file's facts and linking the changed files again: 30 s for one such edit at 50,000
 files. This path finds it from the files alone:
@@ -20,7 +21,7 @@ files. This path finds it from the files alone:
 3. each changed file is read as the walk reads it (``read_bytes_as_walked``, named as the walk named it) and
    parsed; its facts at the last map come from the facts cache (keyed by the ``sha`` its Module node holds);
 4. when every changed file's facts are equal to those but for ``sha``, the line count, the names derived
-   from them and lines moved in order, the difference (each Module node's new ``sha`` and ``lines``, and the
+   from them and sites moved in order, the difference (each Module node's new ``sha`` and ``lines``, and the
    moved lines of the elements that hold them, in the order ``plan_file_difference`` plans a change) is
    applied by the act step as one update step, with the same record as the general path's. The Python calls
    kept beside the store move to their new sites, as the general path moves them.
@@ -112,8 +113,8 @@ def _facts_now(
 ) -> tuple[list[FileFacts], list[FileFacts], dict[str, Moves]] | None:
     """The facts of the edited files at the last map (from the facts cache, keyed by the content hash their
     Module node holds) and now (parsed apart from the cache: the general path reports the files it parses),
-    with how their lines moved (``_moved``); None when one is not cached, the bytes changed and the text did
-    not, or the facts changed otherwise than by lines moved."""
+    with how their sites moved (``_moved``); None when one is not cached, the bytes changed and the text did
+    not, or the facts changed otherwise than by sites moved."""
     from igg.mapping.prepare import parse_all
 
     cache = FactsCache(sidecar_path(resolve_store_path(store_path), ".codefacts"))
@@ -170,7 +171,7 @@ def _moved_calls(
     now: Sequence[FileFacts],
     moved: Mapping[str, Moves],
 ) -> dict[str, list[CallRow]] | None:
-    """The calls kept for each file whose lines moved and whose language keeps calls, at their new sites
+    """The calls kept for each file whose facts moved and whose language keeps calls, at their new sites
     (``moved_calls``, as the general path moves them); None when they cannot be read or moved: none are
     kept then, and the next link solves the program."""
     old = {f.path: f for f in then if f.path in moved and get_language(f.language).keeps_calls}
@@ -218,8 +219,8 @@ def update_same_facts(
     indexes: TreeIndexes,
 ) -> UpdateResult | None:
     """The update of session ``sid`` when every file changed since its index (``tree``: the index's key, the
-    index, of the session's last step, and the files whose bytes changed) kept its facts but for lines moved
-    (see the module doc); its kept calls written, the index noted (to be kept); None: the general path
+    index, of the session's last step, and the files whose bytes changed) kept its facts, moved in order at
+    most (see the module doc); its kept calls written, the index noted (to be kept); None: the general path
     decides."""
     from igg.store import SessionStore
 

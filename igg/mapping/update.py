@@ -25,8 +25,9 @@ Every update starts here, light: the session is picked and checked from its row 
 when the tree's index (``igg.codemap.treeindex``) shows that no file changed since the session's last step,
 answered at once, without loading the graph or importing what loads it. When it shows files changed in place
 whose facts stayed the same (a constant, a condition or a comment edited on its own lines), or the same but
-for lines moved in order (lines added or removed), only those files are parsed and only the elements that hold
-their lines loaded and given their new content hashes, line counts and lines (``igg.mapping.samefacts``).
+for sites moved in order (lines added or removed, a line edited around its calls), only those files are
+parsed, and only the elements that hold their lines loaded and given their new content hashes, line counts
+and sites (``igg.mapping.samefacts``).
 Anything else takes the general path (``igg.mapping.remap``).
 """
 
