@@ -1,9 +1,9 @@
-"""An update whose changed files kept their facts (``igg.mapping.samefacts``) loads only their Module nodes
-and keeps what the general path keeps for the same edit (a comment at the end of a line, a comment line
-appended): the same step record, the same mutations, the same
-graph (ids and provenance included), and a tree index, facts cache and kept calls from which the next updates,
-of either kind, go on alike and equal a fresh map. Judged on the Python and Java fixtures, the polyglot tree
-and two real projects (ky in TypeScript, chi in Go)."""
+"""An update whose changed files kept their facts, moved in order at most (``igg.mapping.samefacts``), loads
+only the elements that hold their lines and keeps what the general path keeps for the same edit (a comment at
+the end of a line, a comment line appended, blank lines on top and inside, spaces put in lines): the same
+step record, the same mutations, the same graph (ids and provenance included), and a tree index, facts cache
+and kept calls from which the next updates, of either kind, go on alike and equal a fresh map. Judged on the
+Python and Java fixtures, the polyglot tree and two real projects (ky in TypeScript, chi in Go)."""
 
 from __future__ import annotations
 
