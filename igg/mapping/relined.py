@@ -61,11 +61,14 @@ def relined_difference(
 
 def _moved_sites(p: dict[str, Any], moved: Mapping[str, Moves]) -> dict[str, Any] | None:
     """An edge's properties ``p`` with its sites in the files ``moved`` moved; None when one is at a site not
-    moved, or they would not be in source order any more."""
+    moved or is no site, or they would not be in source order any more."""
     sites: list[tuple[str, int, int]] = []
     for site in p.get("sites") or ():
-        path, line, column = site.rsplit(":", 2)
-        at = (path, int(line), int(column))
+        try:
+            path, line, column = site.rsplit(":", 2)
+            at = (path, int(line), int(column))
+        except (AttributeError, ValueError):
+            return None  # not a site a map writes (``path:line:column``): the general path rewrites it
         if path in moved:
             now = moved[path].sites.get(at[1:])
             if now is None:

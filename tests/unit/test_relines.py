@@ -9,9 +9,10 @@ import pytest
 
 from igg.codemap.facts import FileFacts
 from igg.codemap.language import SourceFile
-from igg.codemap.relines import line_map
+from igg.codemap.relines import Moves, line_map
 from igg.codemap.sources import with_modules
 from igg.mapping.prepare import parse_all
+from igg.mapping.relined import _moved_sites
 
 PYTHON = """import os
 from json import loads
@@ -126,3 +127,12 @@ def test_a_line_edited_around_its_calls_moves_their_columns() -> None:
 )
 def test_any_other_change_is_no_move(edited: str) -> None:
     assert line_map(_facts("pkg/mod.py", PYTHON), _facts("pkg/mod.py", edited)) is None
+
+
+def test_an_edge_whose_sites_are_no_sites_is_left_to_the_general_path() -> None:
+    moves = {"a.py": Moves({3: 4}, {(3, 5): (4, 5)})}
+    edge = {"file": "a.py", "line": 3, "column": 5, "sites": ["a.py:3:5"], "site_count": 1}
+    assert _moved_sites(edge, moves) == {**edge, "line": 4, "sites": ["a.py:4:5"]}
+    assert _moved_sites({**edge, "sites": ["a.py:3"]}, moves) is None
+    assert _moved_sites({**edge, "sites": [7]}, moves) is None
+    assert _moved_sites({**edge, "line": 9}, moves) is None  # a site the facts do not hold
