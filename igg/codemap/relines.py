@@ -151,8 +151,15 @@ def _field(cls: type, name: str, value: Any, found: _Found) -> Any:
     if at is not None:
         return [_tuple(v, at, found) for v in value]
     if cls is Scope and name == "ops":
-        return [_tuple(op, _CALL, found) if op[0] == "C" else _stripped(op, found) for op in value]
+        return [_op(op, found) for op in value]
     return _stripped(value, found)
+
+
+def _op(op: Any, found: _Found) -> Any:
+    """One operation of a Python scope's value flows: a call's site taken out (``_CALL``)."""
+    if op.__class__ is tuple and op[:1] == ("C",):
+        return _tuple(op, _CALL, found)
+    return _stripped(op, found)
 
 
 def _line(value: Any, found: _Found) -> Any:

@@ -39,7 +39,7 @@ def relined_difference(
             f = facts[p["path"]]
             change = {k: v for k, v in (("sha", f.sha), ("lines", f.lines)) if p.get(k) != v}
         elif p.get("file") in moved and "line" in p:
-            line = moved[p["file"]].lines.get(p["line"])
+            line = moved[p["file"]].lines.get(p["line"]) if type(p["line"]) is int else None
             if line is None:
                 return None
             change = {"line": line} if line != p["line"] else {}
@@ -79,7 +79,7 @@ def _moved_sites(p: dict[str, Any], moved: Mapping[str, Moves]) -> dict[str, Any
         return None
     first: tuple[Any, Any] = (p.get("line"), p.get("column"))
     if p["file"] in moved:
-        found = moved[p["file"]].sites.get(first)
+        found = moved[p["file"]].sites.get(first) if all(type(x) is int for x in first) else None
         if found is None or (sites and sites[0] != (p["file"], *found)):
             return None
         first = found

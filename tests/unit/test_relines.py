@@ -5,6 +5,8 @@ a map it gives for an edit that changed anything else would make a graph no fres
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from igg.codemap.facts import FileFacts
@@ -136,3 +138,14 @@ def test_an_edge_whose_sites_are_no_sites_is_left_to_the_general_path() -> None:
     assert _moved_sites({**edge, "sites": ["a.py:3"]}, moves) is None
     assert _moved_sites({**edge, "sites": [7]}, moves) is None
     assert _moved_sites({**edge, "line": 9}, moves) is None  # a site the facts do not hold
+
+
+def test_facts_of_a_shape_no_analyzer_makes_give_no_map() -> None:
+    """A damaged cache entry (an empty operation, a list where a tuple stands, an object of another class)
+    gives no map and no crash: the update takes the general path."""
+    before = _facts("pkg/mod.py", PYTHON)
+    assert before.flow
+    for odd in [(), ["C", 1, None, (), (), 3, 4], object()]:
+        scope = before.flow[0]
+        damaged = replace(before, flow=[replace(scope, ops=[*scope.ops, odd]), *before.flow[1:]])
+        assert line_map(before, damaged) is None
