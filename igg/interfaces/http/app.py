@@ -224,7 +224,8 @@ def _session_routes(app: FastAPI, workspace: Workspace) -> None:
     )
     async def events(session_id: str, request: Request) -> StreamingResponse:
         session = await asyncio.to_thread(workspace.get, session_id)  # may load it from the store
-        follow = session.info.status == "running"
+        # a run of this process stores its end before it publishes run_finished: follow it until it has
+        follow = session.info.status == "running" or session_id in workspace.runs.tasks
         return StreamingResponse(
             _sse(workspace, session_id, follow, request),
             media_type="text/event-stream",
