@@ -104,7 +104,7 @@ class TreeIndex:
             files={f.path: (f.module, modules[f.path]) for f in walked.files if f.path in modules}
             if modules
             else {},
-            elements={p: list(elements.get(p, ())) for p in modules} if modules and elements else {},
+            elements={p: elements[p] for p in modules if p in elements} if modules and elements else {},
         )
 
     def changed(

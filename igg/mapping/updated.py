@@ -151,8 +151,9 @@ def file_elements(state: GraphState) -> dict[str, list[str]]:
         if type(first) is not str:
             continue
         sites = p.get("sites")
-        paths = {first} if p.get("site_count") == 1 or not sites else {s.rsplit(":", 2)[0] for s in sites}
-        paths.add(first)
+        paths = {first}
+        if p.get("site_count") != 1 and type(sites) is list:  # a site no map writes holds no file's line
+            paths.update(s.rsplit(":", 2)[0] for s in sites if type(s) is str)
         for path in paths:
             held = out.setdefault(path, {})
             held[e] = held[d["from"]] = held[d["to"]] = None
