@@ -258,7 +258,10 @@ def test_the_view_grows_live_while_another_process_writes_the_store(page, viewer
             page,
             {a["properties"]["name"] for a in actions if a["type"] == "ADD_NODE" and a["label"] != "Gadget"},
         )
-        assert page.page.locator("#iteration-slider").get_attribute("max") == str(i + 1)
+        # the graph and its iterations are two reads; a step stored between them is read again at once
+        page.page.wait_for_function(
+            "n => document.querySelector('#iteration-slider').max === n", arg=str(i + 1), timeout=10_000
+        )
     writer.finish(FinishInput(session_id="live-store"))
     page.page.wait_for_function(
         "() => document.querySelector('#summary').textContent.includes('finished')", timeout=60_000

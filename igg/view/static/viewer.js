@@ -125,8 +125,18 @@
       showGraph(payload);
       setupSlider(both[1]);
       if (payload.meta.status !== "finished") { startLive(sessionId); }
+      if (straddled(payload, both[1])) { scheduleRefresh(); }
       showMessage("");
     }).catch(function (e) { showMessage("Could not load session " + sessionId + ": " + e.message); });
+  }
+
+  // the graph and its iterations are two reads: a step another writer stores between them leaves them apart,
+  // and no event may follow it (the stream saw it first); read both again, a few times at most
+  function straddled(payload, history) {
+    var graphAt = payload.meta.last_iteration;
+    var apart = graphAt !== undefined && graphAt !== (history.last_iteration || 0);
+    view.rereads = apart ? (view.rereads || 0) + 1 : 0;
+    return apart && view.rereads <= 3;
   }
 
   function setupSlider(history) {
@@ -204,6 +214,7 @@
         renderIterations();
       }
       updateSliderLabel();
+      if (straddled(payload, both[1])) { view.refreshAgain = true; }
     }).catch(function (e) { showMessage("Live update failed: " + e.message); }).then(function () {
       view.refreshing = false;
       if (view.refreshAgain) { view.refreshAgain = false; scheduleRefresh(); }
