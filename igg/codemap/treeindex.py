@@ -49,7 +49,7 @@ log = get_logger("igg.code")
 
 _T = TypeVar("_T")
 
-INDEX_VERSION = "5"
+INDEX_VERSION = "6"
 """Bumped when the index's rows change shape."""
 INDEX_SUFFIX = ".codeindex"
 """The index's file: the store's path with this suffix (``sidecar_path``)."""
@@ -340,6 +340,20 @@ class TreeIndexes:
                         "INSERT INTO tree_elements (key, session_id, path, data) VALUES (?, ?, ?, ?)",
                         ((key, index.session_id, p, orjson.dumps(ids)) for p, ids in index.elements.items()),
                     )
+        except sqlite3.Error as exc:
+            log.warning("code_tree_index_write_failed", path=str(self.path), error=str(exc))
+
+    def put_elements(self, key: str, elements: Mapping[str, list[str]]) -> None:
+        """Keep the elements of the files ``elements`` (path -> ids: ``TreeIndex.elements``) under ``key`` in
+        place of theirs, the other files' kept as they are (an update that changed those files' alone)."""
+        if self._db is None:
+            return
+        try:
+            with self._db:
+                self._db.executemany(
+                    "UPDATE tree_elements SET data = ? WHERE key = ? AND path = ?",
+                    ((orjson.dumps(ids), key, path) for path, ids in elements.items()),
+                )
         except sqlite3.Error as exc:
             log.warning("code_tree_index_write_failed", path=str(self.path), error=str(exc))
 

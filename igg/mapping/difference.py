@@ -124,7 +124,9 @@ def _plan_edges(
             diff.edge_properties[edge] = want
 
 
-def plan_file_difference(state: GraphState, fit: SchemaFit, paths: set[str]) -> Difference | None:
+def plan_file_difference(
+    state: GraphState, fit: SchemaFit, paths: set[str], *, others: bool = True
+) -> Difference | None:
     """What changes ``state`` as a fresh map would when only the files ``paths`` can relate differently
     (``fit`` links those files alone, ``link(..., only=paths)``; see ``update._reach``): their own nodes
     (added, removed, properties changed), every edge going out of them, and a package's CONTAINS of a module
@@ -132,11 +134,13 @@ def plan_file_difference(state: GraphState, fit: SchemaFit, paths: set[str]) -> 
     map left (a node of another file missing or different, an edge's endpoint missing), a declaration of
     theirs is shared with another file, or a node of another file is one a fresh map no longer makes: the
     caller then diffs the whole graph. A node no file declares that only their removed declarations named (an
-    outside package only a removed file imported) goes with them (``_left_behind``)."""
+    outside package only a removed file imported) goes with them (``_left_behind``). ``others=False``: the
+    other files' nodes are not compared with the state, which may hold only some of them (a ``PartialState``:
+    the caller knows that no declaration changed, so none of them can: ``igg.mapping.bodies``)."""
     placed, nodes = fit.placed, state.nodes
     plans = [plan for plan in fit.model.files if plan.path in paths]
     own = _own_nodes(state, fit, plans)
-    if own is None or not _others_as_they_were(state, fit, own):
+    if own is None or (others and not _others_as_they_were(state, fit, own)):
         return None
     # the nodes the files declared at the last map: the ones that name them as their file (or path)
     kept = {n for n in own.values() if n is not None}

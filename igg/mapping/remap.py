@@ -18,7 +18,7 @@ from igg.codemap.facts import CallableDecl, FileFacts
 from igg.codemap.language import get as get_language
 from igg.codemap.language import is_config, is_stub
 from igg.codemap.link import link
-from igg.codemap.model import CallRow, KeptCalls
+from igg.codemap.model import CallRow, CodeModel, KeptCalls
 from igg.codemap.routes import handler_names
 from igg.codemap.sources import SourceFile, analyze, with_modules
 from igg.codemap.walk import WalkResult, walk
@@ -204,7 +204,17 @@ def _reach(
 def _with_their_methods(facts: Sequence[FileFacts], reach: set[str]) -> set[str]:
     """``reach`` and every file that declares a method of a type declared in it (Go: a type's methods in
     other files of its package), whose CONTAINS and lifted edges go out of that type's node: linked alone,
-    the type's file would not state them, and its edges would be planned without them."""
+    the type's file would not state them, and its edges would be planned without them. The files that declare
+    the types of its methods come with it (their CONTAINS of those methods goes out of a node of theirs), and
+    so the other files of their methods."""
+    declared = {t.qualified: f.path for f in facts for t in f.types}
+    reach |= {
+        declared[c.owner]
+        for f in facts
+        if f.path in reach
+        for c in f.callables
+        if c.owner and c.owner in declared
+    }
     owners = {t.qualified for f in facts if f.path in reach for t in f.types}
     while owners:
         found = {
@@ -324,6 +334,55 @@ def _given_calls(
             return {}
         given[path] = moved
     return given
+
+
+def _link_reached(
+    facts: list[FileFacts],
+    sources: Sequence[SourceFile],
+    shas: tuple[dict[str, Any], dict[str, str]],
+    cache: FactsCache,
+    whole: set[str],
+    reached: tuple[set[str], dict[str, FileFacts]],
+    calls: tuple[KeptCalls, KeptRows],
+) -> CodeModel:
+    """The link of the files ``reached`` (``_reach``: the files to link again, and the changed files' facts at
+    the last map when only bodies and lines changed) alone, with their bodies, the kept calls of the changed
+    files given (``_given_calls``)."""
+    local, olds = reached
+    keeping, kept = calls
+    before, now = shas
+    _with_bodies(facts, sources, now, cache, whole, local)
+    keeping.given = _given_calls(facts, olds, before, kept)
+    return link(facts, only=local, calls=keeping)
+
+
+def keeps_reach(old: FileFacts, new: FileFacts) -> bool:
+    """Whether the change of a file from ``old`` to ``new`` reaches no other file (``_reach``): the same
+    module, no name whose meaning changed, the same value flows (its bodies' calls changed at most)."""
+    return old.module == new.module and changed_names(old, new) == set() and _flows(old) == _flows(new)
+
+
+def link_bodies(
+    facts: list[FileFacts],
+    sources: Sequence[SourceFile],
+    shas: tuple[dict[str, Any], dict[str, str]],
+    changed: list[str],
+    cache: FactsCache,
+    parsed: list[str],
+    calls: tuple[KeptCalls, KeptRows],
+) -> tuple[CodeModel, set[str]] | None:
+    """The link of the files ``changed`` in place (their facts in ``facts`` read without bodies, those of
+    ``parsed`` parsed now) alone, when each reaches no other file (``keeps_reach``), as the general path links
+    them, and the files linked (the changed ones, and those that declare their types' methods); None when a
+    change reaches further (``_reach``) or another file was parsed."""
+    before = shas[0]
+    if not set(parsed) <= set(changed):
+        return None
+    module_of = {f.path: f.module for f in sources}
+    reached = _reach(facts, {p: (module_of[p], before[p]) for p in changed}, cache)
+    if reached is None or len(reached[1]) != len(changed):
+        return None  # a name or a flow changed: other files are linked too
+    return _link_reached(facts, sources, shas, cache, set(parsed), reached, calls), reached[0]
 
 
 @collector_paused()
@@ -498,9 +557,7 @@ def _plan(
                 if keep is not None and (moved[0] or moved[1]):
                     keep(cache, facts, keys)  # the tree's imports changed: the graph kept for checks too
                     keep = None
-                _with_bodies(facts, sources, now, cache, whole, local)
-                keeping.given = _given_calls(facts, olds, before, kept)
-                model = link(facts, only=local, calls=keeping)
+                model = _link_reached(facts, sources, (before, now), cache, whole, reached, calls)
                 diff = plan_file_difference(state, SchemaFit(model, state.schema), local)
                 if diff is not None:
                     return diff, local
@@ -516,4 +573,4 @@ def _plan(
         cache.close()
 
 
-__all__ = ["changed_names", "remap"]
+__all__ = ["changed_names", "keeps_reach", "link_bodies", "remap"]

@@ -110,11 +110,11 @@ def _modules_then(state: Any, edits: Sequence[_Edit]) -> dict[str, dict[str, Any
 
 def _facts_now(
     store_path: str | Path, edits: Sequence[_Edit], before: dict[str, dict[str, Any]]
-) -> tuple[list[FileFacts], list[FileFacts], dict[str, Moves]] | None:
+) -> tuple[list[FileFacts], list[FileFacts], dict[str, Moves] | None] | None:
     """The facts of the edited files at the last map (from the facts cache, keyed by the content hash their
     Module node holds) and now (parsed apart from the cache: the general path reports the files it parses),
-    with how their sites moved (``_moved``); None when one is not cached, the bytes changed and the text did
-    not, or the facts changed otherwise than by sites moved."""
+    with how their sites moved (``_moved``; None: the facts changed otherwise than by sites moved); None when
+    one is not cached, or the bytes changed and the text did not."""
     from igg.mapping.prepare import parse_all
 
     cache = FactsCache(sidecar_path(resolve_store_path(store_path), ".codefacts"))
@@ -129,10 +129,7 @@ def _facts_now(
         if any(before[f.path].get("sha") == f.sha for f in now):
             return None  # other bytes, the same text (a byte order mark): no change, as the general path says
         olds = [f for f in then if f is not None]
-        moved = _moved(olds, now)
-        if moved is None:
-            return None
-        return olds, now, moved
+        return olds, now, _moved(olds, now)
     finally:
         cache.close()
 
@@ -212,6 +209,7 @@ def update_same_facts(
     *,
     store_path: str | Path,
     max_bytes: int,
+    package_prefix: str | None,
     chosen: Sequence[str] | None,
     clock: Callable[[], float],
     started: float,
@@ -241,9 +239,27 @@ def update_same_facts(
     seconds["load"] = clock() - mark
     mark = clock()
     found = _facts_now(store_path, edits, before) if before is not None else None
-    if before is None or found is None or (found[2] and held is None):
+    if before is None or found is None:
         return None
     then, now, moved = found
+    if moved is None:  # the facts changed: perhaps only what the files' bodies call
+        from igg.mapping.bodies import update_bodies
+
+        return update_bodies(
+            paths,
+            sid,
+            tree,
+            (then, now),
+            store_path=store_path,
+            options=(max_bytes, package_prefix, chosen),
+            clock=clock,
+            started=started,
+            commit_of=commit_of,
+            indexes=indexes,
+            kept=lambda shas: indexes.calls(sid, index.last_step, shas),
+        )
+    if moved and held is None:
+        return None
     diff = relined_difference(state, {f.path: f for f in now}, moved)
     if diff is None or keeps_snapshot(len(diff.set_properties) + 2 * len(diff.set_edge_properties), state):
         return None  # an update step that keeps a snapshot of the whole graph: the general path's

@@ -134,24 +134,33 @@ def module_nodes(state: GraphState) -> dict[str, str]:
 
 
 def file_elements(state: GraphState) -> dict[str, list[str]]:
-    """Each mapped file's path -> the ids of the elements that hold a line of it: its nodes (its Module node,
-    every node that names it as its ``file``), every edge one of whose sites (or its first, ``file``) is in
-    it, and both ends of those edges. An update that only moved the file's lines loads those alone
-    (``igg.mapping.samefacts``)."""
+    """Each mapped file's path -> the ids of the elements that hold a line of it or go out of it: its nodes
+    (its Module node, every node that names it as its ``file``), every edge one of whose sites (or its first,
+    ``file``) is in it, every edge going out of one of its nodes (a ``CONTAINS`` has no site), and both ends
+    of those edges. An update that only moved the file's lines loads those alone (``igg.mapping.samefacts``);
+    one that changed only what its bodies call, those of the files linked again (``igg.mapping.bodies``)."""
     out: dict[str, dict[str, None]] = {}
     props = state.node_properties
+    owner: dict[str, str] = {}
     for n in state.nodes:
         p = props(n)
         path = p.get("file") if "file" in p else p.get("path") if state.node_type(n) == "Module" else None
         if type(path) is str:
             out.setdefault(path, {})[n] = None
+            owner[n] = path
     for e, d in state.edge_data():
         p = d["properties"]
         first = p.get("file")
+        source = owner.get(d["from"])
         if type(first) is not str:
+            if source is not None:
+                held = out[source]
+                held[e] = held[d["to"]] = None
             continue
         sites = p.get("sites")
         paths = {first}
+        if source is not None:
+            paths.add(source)
         if p.get("site_count") != 1 and type(sites) is list:  # a site no map writes holds no file's line
             paths.update(s.rsplit(":", 2)[0] for s in sites if type(s) is str)
         for path in paths:

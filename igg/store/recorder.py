@@ -16,6 +16,7 @@ from typing import Any
 
 from igg.errors import SessionError, SessionRefused
 from igg.graph.journal import Mutation
+from igg.graph.partial import PartialState
 from igg.graph.state import GraphState
 from igg.models.request import Request
 from igg.record.records import IterationRecord, RunResult, Usage
@@ -122,7 +123,10 @@ class SessionRecorder:
         self, step: StepRecord, mutations: Sequence[Mutation], state: GraphState, *, snapshot: bool = False
     ) -> None:
         """Commit a step other than an iteration (a review plan or decision, a code map's update) with its
-        mutations. A recorder that has not begun (an update of a finished map) writes without claiming."""
+        mutations. A recorder that has not begun (an update of a finished map) writes without claiming. A
+        part of the graph (``PartialState``) is never kept as a snapshot: it would stand for the whole."""
+        if snapshot and isinstance(state, PartialState):
+            raise SessionError("a part of the graph cannot be kept as a snapshot of it")
         data = step_data(step)
         owner = self.owner if self.session_id is not None or self.shared else None
         self.last_step = self.store.commit_step(

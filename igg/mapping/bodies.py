@@ -1,0 +1,241 @@
+"""An update whose changed files kept their declarations and value flows and changed what their bodies call:
+``igg map-code --update`` that loads only the elements of the files it links again.
+
+An edit inside a function's body that adds, removes or redirects a call (or an instantiation, a SQL string)
+changes the file's facts, so the files cannot keep them (``igg.mapping.samefacts``). But when every changed
+file declares what it declared (``remap.changed_names`` finds no name whose meaning changed) and keeps its
+value flows (Python's calls are one program), nothing of another file can change: the general path links the
+changed files alone and compares their own nodes and the edges going out of them with the stored graph
+(``difference.plan_file_difference``). It loads the whole stored graph to do so (15.9 s of a 30 s update at
+50,000 files). This path does the same with the elements those files hold:
+
+1. the tree is walked and its facts read as the general path reads them (``remap.link_bodies``: the changed
+   files parsed, the others' facts from the cache, the changed files linked alone against them);
+2. the session is loaded with the elements of the files linked again (their nodes, the edges going out of them
+   or sited in them, and their ends: ``updated.file_elements``, kept in the tree's index) and the nodes of
+   every file their relations reach, counted with the rest of the graph (``igg.graph.partial``);
+3. the difference is planned on that part of the graph (the other files' nodes, which no change of theirs can
+   alter, are not compared) and applied by the act step as one update step, with the general path's record;
+   the index keeps the new elements of the files linked again.
+
+Anything else returns None, and the general path decides, so the graph is always the one a fresh map builds: a
+file that came or went, a name or a flow that changed, a node to add or remove, an edge added or removed with
+a site in a file not linked again, an element the index does not hold, or a change large enough to keep a
+snapshot of the whole graph (``updates.keeps_snapshot``). ``tests/unit/test_bodies.py`` applies both paths to
+the same edits and compares the stored sessions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from igg.act.difference import Difference
+from igg.agents.code.mapping import SchemaFit
+from igg.codemap.cache import FactsCache, content_hash
+from igg.codemap.facts import FileFacts
+from igg.codemap.language import is_config
+from igg.codemap.model import CodeModel, KeptCalls
+from igg.codemap.sources import SourceFile, with_modules
+from igg.codemap.treeindex import TreeIndex, TreeIndexes
+from igg.codemap.walk import walk
+from igg.graph.state import GraphState
+from igg.mapping.difference import plan_file_difference
+from igg.mapping.limits import check_update_size
+from igg.mapping.remap import keeps_reach, link_bodies
+from igg.mapping.updated import UpdateResult, apply_step, file_elements, load_map, update_result
+from igg.record.logs import get_logger
+from igg.session.updates import keeps_snapshot
+from igg.store.location import resolve_store_path, sidecar_path
+
+log = get_logger("igg.code")
+
+
+def _reached_files(model: CodeModel, local: set[str]) -> set[str]:
+    """The files that declare what the relations of the files ``local`` reach (their nodes are loaded too:
+    an edge added to a node that no edge of those files reached before)."""
+    declared: dict[str, str] = {}
+    for plan in model.files:
+        for key in plan.symbols:
+            declared.setdefault(key, plan.path)
+    return {
+        declared[r.target]
+        for plan in model.files
+        if plan.path in local
+        for r in plan.relations
+        if r.target in declared
+    } - local
+
+
+def _elements(indexes: TreeIndexes, key: str, local: set[str], reached: set[str]) -> list[str] | None:
+    """The elements of the files ``local`` and the nodes of the files ``reached`` (``TreeIndex.elements``;
+    node ids are ``n`` and a number, as a map numbers them), or None: the index does not hold a file."""
+    held = indexes.elements(key, sorted(local | reached))
+    if held is None:
+        return None
+    wanted: dict[str, None] = {}
+    for path, ids in held.items():
+        wanted.update(dict.fromkeys(ids if path in local else (i for i in ids if i.startswith("n"))))
+    return list(wanted)
+
+
+def _sited_within(state: GraphState, diff: Difference, local: set[str]) -> bool:
+    """Whether every edge ``diff`` adds or removes holds sites in the files ``local`` alone (the index keeps
+    the elements of those files only: an edge sited in another file would leave that file's row stale)."""
+
+    def within(props: dict[str, Any]) -> bool:
+        first = props.get("file")
+        sites = props.get("sites") or ()
+        return (first is None or first in local) and all(
+            type(s) is str and s.rsplit(":", 2)[0] in local for s in sites
+        )
+
+    removed = (state.edge_ends(e)[2]["properties"] for e in diff.remove_edges)
+    return all(within(p) for p in removed) and all(within(p) for p in diff.edge_properties.values())
+
+
+def _changes(diff: Difference) -> int:
+    """At least the mutations ``diff`` makes (an edge's properties changed: two)."""
+    return (
+        len(diff.set_properties)
+        + 2 * len(diff.set_edge_properties)
+        + len(diff.add_edges)
+        + len(diff.remove_edges)
+    )
+
+
+def _facts(
+    cache: FactsCache, sources: Sequence[SourceFile], hashes: dict[str, str], now: Sequence[FileFacts]
+) -> tuple[list[FileFacts], int] | None:
+    """Every file's facts, in the walk's order: the changed files' ``now``, the others' from the cache,
+    without their bodies (as the general path reads them), and how many files the cache did not know (the
+    general path parses them: changed files whose content it had seen are not); None when a file that did not
+    change is not cached (the general path parses it)."""
+    changed = {f.path: f for f in now}
+    found = cache.get_many([FactsCache.key(s.path, s.module, hashes[s.path]) for s in sources], bodies=False)
+    facts: list[FileFacts] = []
+    parsed = 0
+    for s, f in zip(sources, found, strict=True):
+        if s.path in changed:
+            parsed += f is None
+            f = changed[s.path]
+        if f is None:
+            return None
+        facts.append(f)
+    return facts, parsed
+
+
+def _keep(
+    store_path: str | Path, sources: Sequence[SourceFile], hashes: dict[str, str], now: Sequence[FileFacts]
+) -> None:
+    """The changed files' facts ``now`` kept in the facts cache, as a parse of the general path keeps them
+    (only for an update this path makes: the general path reports the files it parses)."""
+    module = {s.path: s.module for s in sources}
+    cache = FactsCache(sidecar_path(resolve_store_path(store_path), ".codefacts"))
+    try:
+        cache.put_many((FactsCache.key(f.path, module[f.path], hashes[f.path]), f) for f in now)
+    finally:
+        cache.close()
+
+
+def update_bodies(
+    paths: Sequence[Path],
+    sid: str,
+    tree: tuple[str, TreeIndex, Sequence[Any]],
+    facts: tuple[Sequence[FileFacts], Sequence[FileFacts]],
+    *,
+    store_path: str | Path,
+    options: tuple[int, str | None, Sequence[str] | None],
+    clock: Callable[[], float],
+    started: float,
+    commit_of: Callable[[], str | None],
+    indexes: TreeIndexes,
+    kept: Callable[[Any], Any],
+) -> UpdateResult | None:
+    """The update of session ``sid`` when the files changed since its index (``tree``: the index's key, the
+    index, the files whose bytes changed) changed from ``facts`` (then, now) what their bodies call alone (see
+    the module doc); its kept calls and the index's rows of the files linked again written, the index noted
+    (to be kept); None: the general path decides. ``options``: the walk's byte limit, package prefix and
+    languages; ``kept``: reads the calls kept from the last link (``TreeIndexes.calls``)."""
+    from igg.store import SessionStore
+
+    key, index, changed = tree
+    then, now = facts
+    if not all(keeps_reach(a, b) for a, b in zip(then, now, strict=True)):
+        return None
+    max_bytes, package_prefix, chosen = options
+    mark = clock()
+    walked = walk(list(paths), max_bytes=max_bytes, package_prefix=package_prefix, chosen=chosen)
+    hashes = {f.path: content_hash(f.text) for f in walked.files}
+    if {p for p in hashes if not is_config(p)} != index.files.keys():
+        return None  # a file the index does not know of, or one it knows that the walk did not read
+    before: dict[str, Any] = dict(hashes)
+    before.update((f.path, f.sha) for f in then)
+    seconds = {"walk": mark - started + clock() - mark}
+    mark = clock()
+    calls = KeptCalls()
+    sources = with_modules(walked.files)
+    cache = FactsCache(sidecar_path(resolve_store_path(store_path), ".codefacts"))
+    try:
+        read = _facts(cache, sources, hashes, now)
+        edited = sorted(f.path for f in now)
+        linked = (
+            link_bodies(read[0], sources, (before, hashes), edited, cache, edited, (calls, kept))
+            if read is not None
+            else None
+        )
+    finally:
+        cache.close()
+    if linked is None or read is None:
+        return None
+    model, local = linked
+    elements = _elements(indexes, key, local, _reached_files(model, local))
+    seconds["parse_and_diff"] = clock() - mark
+    mark = clock()
+    store = SessionStore(store_path)
+    session = load_map(store, sid, elements=elements) if elements else None
+    if session is None:
+        return None
+    state = session.state
+    seconds["load"] = clock() - mark
+    mark = clock()
+    diff = plan_file_difference(state, SchemaFit(model, state.schema), local, others=False)
+    if (
+        diff is None
+        or diff.add_nodes
+        or diff.remove_nodes
+        or not _sited_within(state, diff, local)
+        or keeps_snapshot(_changes(diff), state)
+    ):
+        return None
+    seconds["parse_and_diff"] += clock() - mark
+    check_update_size(state, diff, session.config.constraints, sid)
+    files: dict[str, Any] = {
+        "read": len(walked.files),
+        "reparsed": read[1],
+        "unchanged": len(walked.files) - read[1],
+        "relinked": len(local & hashes.keys()),
+        "added": [],
+        "changed": edited,
+        "removed": [],
+        "renamed": [],
+    }
+    commit = commit_of()
+    mark = clock()
+    _keep(store_path, sources, hashes, now)
+    update = apply_step(session, diff, files, commit, (clock, started))
+    step = store.session(sid).last_step
+    rows = file_elements(state)
+    indexes.put_elements(key, {p: rows.get(p, []) for p in local})
+    indexes.put_calls(sid, step, calls)
+    index.note(list(changed), step)
+    seconds["commit"] = clock() - mark
+    seconds["total"] = clock() - started
+    log.debug("map_code_update_bodies", session_id=sid, files=edited, linked=len(local))
+    size = (state.node_count, state.edge_count)
+    seconds = {k: seconds[k] for k in ("load", "walk", "parse_and_diff", "commit", "total")}
+    return update_result(sid, step, update.iteration, update.changes, files, size, commit, seconds)
+
+
+__all__ = ["update_bodies"]

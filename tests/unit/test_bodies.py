@@ -1,0 +1,205 @@
+"""An update whose changed files kept their declarations and value flows and changed what their bodies call
+(``igg.mapping.bodies``) loads only the elements of the files it links again, and keeps what the general path
+keeps for the same edit: the same step record, the same mutations, the same graph (ids and provenance
+included), and a tree index, facts cache and kept calls from which the next updates, of either kind, go on
+alike and equal a fresh map. Judged on the polyglot tree, the Java fixture and two real projects (ky in
+TypeScript, chi in Go): call statements duplicated (a call site more) and deleted (a call or an edge less)."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import shutil
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import igg.mapping.bodies as bodies_module
+from igg.codemap.treeindex import INDEX_SUFFIX
+from igg.mapping.update import update_map
+from igg.mapping.updated import file_elements
+from igg.service import map_code
+from igg.store import SessionStore
+from igg.store.codec import canonical
+from igg.store.location import sidecar_path
+from tests.codegraph import CODE_FIXTURES, map_into_store
+from tests.unit.test_code_update import graph_of
+from tests.unit.test_samefacts import _general, _sources, _step
+
+TREES: dict[str, list[tuple[str, str]]] = {
+    "java": [("java", "java")],
+    "polyglot": [("polyglot", "")],
+    "ky": [("typescript/ky", "")],
+    "chi": [("go/chi", "")],
+}
+"""Each tree: the fixture folders copied into it, and where."""
+_CALL = re.compile(r"^\s+(?:this\.)?[A-Za-z_][\w.]*\([^()]*\);?\s*$")
+"""A statement that is one call with plain arguments (no call nested in them)."""
+
+
+@pytest.fixture(scope="module", params=sorted(TREES))
+def mapped(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    base = tmp_path_factory.mktemp(request.param)
+    for source, at in TREES[request.param]:
+        shutil.copytree(CODE_FIXTURES / source, base / "tree" / at)
+    return base
+
+
+def _calls(tree: Path) -> list[tuple[str, int]]:
+    """Each call statement of the tree's TypeScript, Go and Java files: (path, line index)."""
+    found = []
+    for p in _sources(tree):
+        if p.suffix in (".ts", ".go", ".java"):
+            for i, line in enumerate(p.read_text(encoding="utf-8").split("\n")):
+                if _CALL.match(line) and not line.strip().startswith(("return", "if", "for", "//")):
+                    found.append((p.relative_to(tree).as_posix(), i))
+    return found
+
+
+def _edit(tree: Path, at: tuple[str, int], duplicate: bool) -> None:
+    path = tree / at[0]
+    lines = path.read_text(encoding="utf-8").split("\n")
+    if duplicate:
+        lines.insert(at[1], lines[at[1]])
+    else:
+        del lines[at[1]]
+    path.write_text("\n".join(lines), encoding="utf-8")
+
+
+def _recording(made: list[Any]) -> Callable[..., Any]:
+    """``update_bodies``, appending what it returns to ``made``."""
+    real = bodies_module.update_bodies
+
+    def record(*args: Any, **kwargs: Any) -> Any:
+        made.append(real(*args, **kwargs))
+        return made[-1]
+
+    return record
+
+
+def _update(tree: Path, store: Path) -> Any:
+    return update_map([tree], store, session_id="m", jobs=1)
+
+
+def test_calls_added_and_removed_in_bodies_are_updated_as_the_general_path_updates_them(
+    mapped: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    trees = {}
+    for name in ("fast", "slow"):
+        shutil.copytree(mapped / "tree", tmp_path / name / "tree")
+        map_into_store(tmp_path / name / "tree", tmp_path / name / "s.db")
+        trees[name] = (tmp_path / name / "tree", tmp_path / name / "s.db")
+    (fast, fast_store), (slow, slow_store) = trees["fast"], trees["slow"]
+    taken = 0
+    for round_ in range(5):
+        rng = random.Random(round_)
+        found = _calls(fast)
+        picked = sorted(rng.sample(found, min(len(found), rng.randint(1, 2))), reverse=True)
+        duplicate = [rng.random() < 0.6 for _ in picked]
+        for tree in (fast, slow):
+            for at, twice in zip(picked, duplicate, strict=True):
+                _edit(tree, at, twice)
+        made: list[Any] = []
+        with monkeypatch.context() as m:
+            m.setattr(bodies_module, "update_bodies", _recording(made))
+            kept = _update(fast, fast_store)
+        done = _general(monkeypatch)
+        general = _update(slow, slow_store)
+        done()
+        taken += bool(made) and made[0] is not None
+        assert (kept.graph, kept.step, kept.iteration) == (general.graph, general.step, general.iteration)
+        if made and made[0] is not None:
+            assert kept.files == general.files
+        assert _step(fast_store, kept.step) == _step(slow_store, general.step)
+        assert canonical(SessionStore(fast_store).load_state("m")[1]) == canonical(
+            SessionStore(slow_store).load_state("m")[1]
+        )
+    assert taken >= 2  # a change of a fifth of a small graph keeps a snapshot: the general path's
+    map_code([fast], agent="code", jobs=1, store=tmp_path / "fresh.db", session_id="f")
+    assert graph_of(fast_store, "m") == graph_of(tmp_path / "fresh.db", "f")
+    assert _update(fast, fast_store).graph["nodes_changed"] == 0  # nothing left to change
+
+
+def test_a_call_added_loads_only_the_elements_of_the_files_linked_again(
+    mapped: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Call statements duplicated one after the other until one adds a call site to an edge: that update read
+    no whole graph, and every update's graph is a fresh map's."""
+    shutil.copytree(mapped / "tree", tmp_path / "tree")
+    tree, store = tmp_path / "tree", tmp_path / "s.db"
+    map_into_store(tree, store)
+    wholes: list[str] = []
+    load_state = SessionStore.load_state
+
+    def whole(self: SessionStore, *args: Any, **kwargs: Any) -> Any:
+        wholes.append(str(args[0]))
+        return load_state(self, *args, **kwargs)
+
+    monkeypatch.setattr(SessionStore, "load_state", whole)
+    found = _calls(tree)
+    for at in random.Random(7).sample(found, min(8, len(found))):
+        wholes.clear()
+        _edit(tree, at, True)
+        made: list[Any] = []
+        with monkeypatch.context() as m:
+            m.setattr(bodies_module, "update_bodies", _recording(made))
+            result = _update(tree, store)
+        if made and made[0] is not None and result.graph["edges_changed"]:
+            assert wholes == [], at  # the whole graph was not loaded
+            break
+    else:
+        pytest.fail("no call duplicated took the bodies path")
+    monkeypatch.setattr(SessionStore, "load_state", load_state)
+    map_code([tree], agent="code", jobs=1, store=tmp_path / "fresh.db", session_id="f")
+    assert graph_of(store, "m") == graph_of(tmp_path / "fresh.db", "f")
+
+
+def _rows(store: Path) -> dict[str, set[str]]:
+    """The elements the tree's index holds for each file (``tree_elements``)."""
+    with sqlite3.connect(sidecar_path(store, INDEX_SUFFIX)) as db:
+        return {
+            path: set(json.loads(data)) for path, data in db.execute("SELECT path, data FROM tree_elements")
+        }
+
+
+@pytest.mark.parametrize("name", ["chi", "java", "polyglot"])  # ky: every call's line moves a fifth of it
+def test_the_index_keeps_the_elements_an_update_of_bodies_added_and_removed(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A call deleted (an edge removed), then put back (the edge added again), each by this path: the index
+    then holds each file's elements as a map of the graph would (``file_elements``), which the next update
+    of moved lines loads, and the graph is a fresh map's."""
+    tree, store = tmp_path / "tree", tmp_path / "s.db"
+    for source, at in TREES[name]:
+        shutil.copytree(CODE_FIXTURES / source, tree / at)
+    map_into_store(tree, store)
+    found = _calls(tree)
+    for path, line in random.Random(3).sample(found, len(found)):
+        text = (tree / path).read_text(encoding="utf-8")
+        _edit(tree, (path, line), False)
+        made: list[Any] = []
+        with monkeypatch.context() as m:
+            m.setattr(bodies_module, "update_bodies", _recording(made))
+            result = _update(tree, store)
+        if made and made[0] is not None and result.graph["edges_removed"]:
+            break
+        (tree / path).write_text(text, encoding="utf-8")
+        _update(tree, store)
+    else:
+        pytest.fail("no call of this tree removes an edge alone")
+    rows = {p: set(ids) for p, ids in file_elements(SessionStore(store).load_state("m")[1]).items()}
+    assert _rows(store) == rows
+    (tree / path).write_text(text, encoding="utf-8")  # the call put back: this path again
+    made.clear()
+    with monkeypatch.context() as m:
+        m.setattr(bodies_module, "update_bodies", _recording(made))
+        assert _update(tree, store).graph["edges_added"] >= 1
+    assert made and made[0] is not None
+    rows = {p: set(ids) for p, ids in file_elements(SessionStore(store).load_state("m")[1]).items()}
+    assert _rows(store) == rows
+    map_code([tree], agent="code", jobs=1, store=tmp_path / "fresh.db", session_id="f")
+    assert graph_of(store, "m") == graph_of(tmp_path / "fresh.db", "f")
