@@ -95,6 +95,22 @@ def _sited_within(state: GraphState, diff: Difference, local: set[str]) -> bool:
     return all(within(p) for p in removed) and all(within(p) for p in diff.edge_properties.values())
 
 
+def _plan(state: GraphState, model: CodeModel, local: set[str]) -> Difference | None:
+    """The difference of the files ``local`` on ``state`` (a part of the graph: the other files' nodes are not
+    compared, as no declaration changed); None when it adds or removes a node, adds or removes an edge sited
+    in another file, or keeps a snapshot of the whole graph: the general path decides."""
+    diff = plan_file_difference(state, SchemaFit(model, state.schema), local, others=False)
+    if (
+        diff is None
+        or diff.add_nodes
+        or diff.remove_nodes
+        or not _sited_within(state, diff, local)
+        or keeps_snapshot(_changes(diff), state)
+    ):
+        return None
+    return diff
+
+
 def _changes(diff: Difference) -> int:
     """At least the mutations ``diff`` makes (an edge's properties changed: two)."""
     return (
@@ -139,6 +155,28 @@ def _keep(
         cache.close()
 
 
+def _link(
+    store_path: str | Path,
+    sources: Sequence[SourceFile],
+    shas: tuple[dict[str, Any], dict[str, str]],
+    now: Sequence[FileFacts],
+    calls: tuple[KeptCalls, Callable[[Any], Any]],
+) -> tuple[CodeModel, set[str], int] | None:
+    """The changed files (their facts ``now``) linked alone against every file's facts (``_facts``,
+    ``remap.link_bodies``; ``shas``: each file's content hash at the last map and now), the files linked
+    again, and how many files the cache did not know; None: the general path decides."""
+    cache = FactsCache(sidecar_path(resolve_store_path(store_path), ".codefacts"))
+    try:
+        read = _facts(cache, sources, shas[1], now)
+        if read is None:
+            return None
+        edited = sorted(f.path for f in now)
+        linked = link_bodies(read[0], sources, shas, edited, cache, edited, calls)
+    finally:
+        cache.close()
+    return (*linked, read[1]) if linked is not None else None
+
+
 def update_bodies(
     paths: Sequence[Path],
     sid: str,
@@ -176,20 +214,11 @@ def update_bodies(
     mark = clock()
     calls = KeptCalls()
     sources = with_modules(walked.files)
-    cache = FactsCache(sidecar_path(resolve_store_path(store_path), ".codefacts"))
-    try:
-        read = _facts(cache, sources, hashes, now)
-        edited = sorted(f.path for f in now)
-        linked = (
-            link_bodies(read[0], sources, (before, hashes), edited, cache, edited, (calls, kept))
-            if read is not None
-            else None
-        )
-    finally:
-        cache.close()
-    if linked is None or read is None:
+    linked = _link(store_path, sources, (before, hashes), now, (calls, kept))
+    if linked is None:
         return None
-    model, local = linked
+    model, local, parsed = linked
+    edited = sorted(f.path for f in now)
     elements = _elements(indexes, key, local, _reached_files(model, local))
     seconds["parse_and_diff"] = clock() - mark
     mark = clock()
@@ -200,27 +229,14 @@ def update_bodies(
     state = session.state
     seconds["load"] = clock() - mark
     mark = clock()
-    diff = plan_file_difference(state, SchemaFit(model, state.schema), local, others=False)
-    if (
-        diff is None
-        or diff.add_nodes
-        or diff.remove_nodes
-        or not _sited_within(state, diff, local)
-        or keeps_snapshot(_changes(diff), state)
-    ):
+    diff = _plan(state, model, local)
+    if diff is None:
         return None
     seconds["parse_and_diff"] += clock() - mark
     check_update_size(state, diff, session.config.constraints, sid)
-    files: dict[str, Any] = {
-        "read": len(walked.files),
-        "reparsed": read[1],
-        "unchanged": len(walked.files) - read[1],
-        "relinked": len(local & hashes.keys()),
-        "added": [],
-        "changed": edited,
-        "removed": [],
-        "renamed": [],
-    }
+    read = len(walked.files)
+    files: dict[str, Any] = {"read": read, "reparsed": parsed, "unchanged": read - parsed}
+    files.update(relinked=len(local & hashes.keys()), added=[], changed=edited, removed=[], renamed=[])
     commit = commit_of()
     mark = clock()
     _keep(store_path, sources, hashes, now)

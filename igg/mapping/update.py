@@ -27,7 +27,9 @@ answered at once, without loading the graph or importing what loads it. When it 
 whose facts stayed the same (a constant, a condition or a comment edited on its own lines), or the same but
 for sites moved in order (lines added or removed, a line edited around its calls), only those files are
 parsed, and only the elements that hold their lines loaded and given their new content hashes, line counts
-and sites (``igg.mapping.samefacts``).
+and sites (``igg.mapping.samefacts``). When their facts changed in what their bodies call alone (their
+declarations and value flows kept), they are linked alone against the other files' cached facts, and only the
+elements of the files linked again are loaded and changed (``igg.mapping.bodies``).
 Anything else takes the general path (``igg.mapping.remap``).
 """
 
