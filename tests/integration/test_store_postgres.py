@@ -295,11 +295,11 @@ def test_a_plain_insert_of_many_rows_stores_what_one_insert_per_row_stores(postg
 
 
 def test_an_update_of_a_file_that_kept_its_facts_reads_its_module_node_alone(
-    postgres_url: str, tmp_path: Path
+    postgres_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ):
     """``igg.mapping.samefacts`` on a PostgreSQL store: the Module node (and then the elements that hold the
     file's moved lines) read from their own rows, the step written as the general path writes it, the graph
-    that of a fresh map."""
+    that of a fresh map; and ``igg.mapping.bodies`` for a call added, from its elements' rows too."""
     from igg.codemap.cache import FactsCache
     from igg.mapping.update import update_map
     from igg.service import map_code
@@ -330,3 +330,16 @@ def test_an_update_of_a_file_that_kept_its_facts_reads_its_module_node_alone(
     assert result.graph["nodes_changed"] >= 2 and result.graph["edges_changed"] >= 1
     map_code([tree], agent="code", jobs=1, store=tmp_path / "fresh2.db", session_id="f")
     assert graph_of(postgres_url, "m") == graph_of(tmp_path / "fresh2.db", "f")
+    # a call added on the line of another in a Java method: the bodies path, its elements' own rows again
+    auth = tree / "java/src/main/java/com/acme/service/AuthService.java"
+    auth.write_text(auth.read_text().replace("audit(user);", "audit(user); users.save(user);"))
+
+    def whole(*_: object, **__: object) -> None:
+        raise AssertionError("the whole graph was loaded")
+
+    with monkeypatch.context() as m:
+        m.setattr(SessionStore, "load_state", whole)
+        result = update_map([tree], postgres_url, session_id="m", jobs=1)
+    assert result.files["relinked"] == 1 and result.graph["edges_added"] == 1
+    map_code([tree], agent="code", jobs=1, store=tmp_path / "fresh3.db", session_id="f")
+    assert graph_of(postgres_url, "m") == graph_of(tmp_path / "fresh3.db", "f")
