@@ -113,7 +113,8 @@ def _plan(state: GraphState, model: CodeModel, local: set[str]) -> Difference | 
 
 
 def _changes(diff: Difference) -> int:
-    """At least the mutations ``diff`` makes (an edge's properties changed: two)."""
+    """No fewer than the mutations ``diff`` makes (an edge's properties changed counted twice): a change this
+    count finds too small for a snapshot (``keeps_snapshot``) is one whose step keeps none."""
     return (
         len(diff.set_properties)
         + 2 * len(diff.set_edge_properties)
