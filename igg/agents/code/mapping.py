@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from igg.codemap.link import CodeModel, Relation, Symbol
+from igg.codemap.link import CodeModel, Relation
 from igg.codemap.model import Site, site_properties
 from igg.models.schema import CompiledSchema
 
@@ -79,41 +79,51 @@ class SchemaFit:
                 return candidate
         return None
 
-    def _properties(self, s: Symbol, label: str) -> dict[str, Any] | None:
-        props = dict(s.properties)
-        if "package" not in props and "owner" in props:
-            props["package"] = props["owner"].rpartition(".")[0]
-        if "signature" not in props and label == "Method" and s.label != "Method":
+    def _rule(self, kind: str) -> tuple[str, tuple[str, ...], tuple[str, ...], bool, bool] | None:
+        """How a symbol of ``kind`` is placed: its node type, that type's identity keys and required
+        attributes, whether a symbol with an owner is named ``Owner.name`` (the identity has a ``name`` and no
+        ``owner``), and whether it must have a signature (a Method standing for a Function); None when the
+        schema has no node type for it."""
+        label = self._label(kind)
+        if label is None:
             return None
-        for key in self.schema.required.get(label, ()):
-            if props.get(key) in (None, ""):
-                return None
-        return props
+        keys = tuple(self.schema.identity_keys[label])
+        by_owner = "owner" not in keys and "name" in keys
+        return label, keys, tuple(self.schema.required.get(label, ())), by_owner, label == "Method" != kind
 
     def _place_all(self) -> None:
         groups: dict[tuple[str, tuple[Any, ...]], list[str]] = {}
         staged: dict[str, tuple[str, dict[str, Any]]] = {}
-        labels: dict[str, str | None] = {}
-        for key, s in self.model.symbols.items():
-            label = labels.get(s.label, "")
-            if label == "":
-                label = labels[s.label] = self._label(s.label)
-            if label is None:
-                self.left_out[key] = f"the schema has no node type for {s.label}"
+        rules: dict[str, tuple[str, tuple[str, ...], tuple[str, ...], bool, bool] | None] = {}
+        for key, s in self.model.symbols.items():  # the hot loop: a big tree has hundreds of thousands
+            kind = s.label
+            rule = rules[kind] if kind in rules else rules.setdefault(kind, self._rule(kind))
+            if rule is None:
+                self.left_out[key] = f"the schema has no node type for {kind}"
                 continue
-            props = self._properties(s, label)
-            if props is None:
-                missing = [k for k in self.schema.required.get(label, ()) if k not in s.properties]
-                self.left_out[key] = (
-                    f"{label} requires {', '.join(missing) or 'a signature'}, which a {s.label} lacks"
-                )
+            label, keys, required, by_owner, signed = rule
+            props = dict(s.properties)
+            if "package" not in props and "owner" in props:
+                props["package"] = props["owner"].rpartition(".")[0]
+            lacks = signed and "signature" not in props
+            for k in required:
+                lacks = lacks or props.get(k) in (None, "")
+            if lacks:
+                missing = ", ".join(k for k in required if k not in s.properties) or "a signature"
+                self.left_out[key] = f"{label} requires {missing}, which a {kind} lacks"
                 continue
-            keys = self.schema.identity_keys[label]
-            if props.get("owner") and "owner" not in keys and "name" in keys:
+            if by_owner and props.get("owner"):
                 props = self._qualified(key, props, level=1)  # Owner.name: the schema cannot say whose it is
             staged[key] = (label, props)
-            groups.setdefault((label, self._identity(label, props)), []).append(key)
+            groups.setdefault((label, tuple([props.get(k) for k in keys])), []).append(key)
+        regrouped_any = False
         for level in (1, 2):  # qualify every member of a colliding group, then those still colliding
+            if len(groups) == len(staged) or not any(
+                len(members) > 1 and "name" in self.schema.identity_keys[label]
+                for (label, _), members in groups.items()
+            ):
+                break  # nothing to qualify: regrouping would give the same groups in the same order
+            regrouped_any = True
             regrouped: dict[tuple[str, tuple[Any, ...]], list[str]] = {}
             for group, members in groups.items():
                 label = group[0]
@@ -128,7 +138,8 @@ class SchemaFit:
             for key in members[1:]:
                 self.left_out[key] = f"its identity {identity!r} under this schema's keys is already taken"
             self.placed[members[0]] = Placed(label, staged[members[0]][1], identity)
-        self.placed = {k: self.placed[k] for k in self.model.symbols if k in self.placed}
+        if regrouped_any:  # else the groups came in the symbols' order, and so did their first members
+            self.placed = {k: self.placed[k] for k in self.model.symbols if k in self.placed}
 
     def _identity(self, label: str, props: dict[str, Any]) -> tuple[Any, ...]:
         return tuple(props.get(k) for k in self.schema.identity_keys[label])
