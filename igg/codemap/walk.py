@@ -21,7 +21,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePath
 
 from igg.codemap import language as languages
 from igg.codemap.sources import SourceFile, generated_by_header, generated_by_name
@@ -161,14 +161,20 @@ class _Walk:
         """``st``'s modification time, or -1 when it is too recent to tell a later change (``RACY_NS``)."""
         return st.st_mtime_ns if st.st_mtime_ns < self.started_ns - RACY_NS else -1
 
-    def note(self, path: str | Path, data: bytes | None = None, st: os.stat_result | None = None) -> None:
+    def note(
+        self,
+        path: str | Path,
+        data: bytes | None = None,
+        st: os.stat_result | None = None,
+        absolute: str | None = None,
+    ) -> None:
         """Keep the stat of a file the walk depends on (``st``, taken before ``data``, its bytes, were read;
-        else taken now)."""
+        else taken now; ``absolute``: its absolute path, when the caller knows it)."""
         try:
             st = st or os.stat(path)
         except OSError:
             return
-        self.result.stats[os.path.abspath(path)] = (
+        self.result.stats[absolute or os.path.abspath(path)] = (
             st.st_size,
             self.mtime(st),
             hashlib.sha256(data).hexdigest() if data is not None else None,
@@ -278,7 +284,9 @@ def _walk_dir(state: _Walk, root: Path, prefix: str, vendored: frozenset[str]) -
             elif entry.is_file():
                 if entry.name == ".gitignore":
                     continue
-                _consider_guarded(state, Path(entry.path), prefix + rel, len(prefix))
+                # a path string, not a Path: 50,000 files cost a second of Path objects
+                absolute = os.path.join(where, entry.name)
+                _consider_guarded(state, entry.path, prefix + rel, len(prefix), absolute)
             else:  # a FIFO, socket or device file: never opened (a FIFO would block the read), but listed
                 result.skipped.append(Skip(prefix + rel, "not a regular file (a FIFO, socket or device)"))
         stack.extend(reversed(subdirs))
@@ -321,23 +329,27 @@ def _decoded(result: WalkResult, rel: str, data: bytes, language: str) -> str | 
     return text
 
 
-def _consider_guarded(state: _Walk, path: Path, rel: str, root_part: int = 0) -> None:
+def _consider_guarded(
+    state: _Walk, path: str | Path, rel: str, root_part: int = 0, absolute: str | None = None
+) -> None:
     """``_consider``, with whatever reading, decoding or naming one file raises made that file's skip line."""
     try:
-        _consider(state, path, rel, root_part)
+        _consider(state, path, rel, root_part, absolute)
     except (Exception, RecursionError) as exc:  # noqa: BLE001 - one file's failure is that file's verdict
         state.result.skipped.append(
             Skip(rel, f"unreadable ({type(exc).__name__}: {str(exc)[:120] or 'no detail'})")
         )
 
 
-def _consider(state: _Walk, path: Path, rel: str, root_part: int = 0) -> None:
+def _consider(
+    state: _Walk, path: str | Path, rel: str, root_part: int = 0, absolute: str | None = None
+) -> None:
     """Read one file (``rel``: its reported path, whose first ``root_part`` characters name its root when
-    several roots are mapped) or say why not."""
+    several roots are mapped; ``absolute``: its absolute path, when the caller knows it) or say why not."""
     result, max_bytes = state.result, state.max_bytes
     name = state.claims(rel)
     if name is None:
-        suffix = path.suffix.lower() or "(no suffix)"
+        suffix = PurePath(path).suffix.lower() or "(no suffix)"
         result.other[suffix] += 1
         return
     generated = _generated_by_name(rel, name)
@@ -345,18 +357,20 @@ def _consider(state: _Walk, path: Path, rel: str, root_part: int = 0) -> None:
         result.skipped.append(Skip(rel, f"generated ({generated})"))
         return
     try:
-        st = path.stat()
+        st = os.stat(path)
         size = st.st_size
         if size > max_bytes:
-            state.note(path, st=st)
+            state.note(path, st=st, absolute=absolute)
             result.skipped.append(Skip(rel, f"too large ({size:,} bytes; the limit is {max_bytes:,})"))
             return
-        data = path.read_bytes()
+        with open(path, "rb") as f:
+            data = f.read()
     except OSError as exc:
-        result.stats[os.path.abspath(path)] = (-1, -1, None)  # readable later with the same stat (a chmod)
+        # readable later with the same stat (a chmod)
+        result.stats[absolute or os.path.abspath(path)] = (-1, -1, None)
         result.skipped.append(Skip(rel, f"unreadable ({exc.strerror})"))
         return
-    state.note(path, data, st)
+    state.note(path, data, st, absolute)
     text = _accepted(result, rel, data, name, generated, root_part)
     if text is None:
         return
