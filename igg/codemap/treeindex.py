@@ -49,7 +49,7 @@ log = get_logger("igg.code")
 
 _T = TypeVar("_T")
 
-INDEX_VERSION = "6"
+INDEX_VERSION = "7"
 """Bumped when the index's rows change shape."""
 INDEX_SUFFIX = ".codeindex"
 """The index's file: the store's path with this suffix (``sidecar_path``)."""
@@ -78,6 +78,13 @@ class TreeIndex:
     """Each such file's elements that hold a line of it (``igg.mapping.updated.file_elements``): what an
     update of files whose facts moved loads. Kept a row per file, with ``files``
     (``TreeIndexes.elements``)."""
+    texts: dict[int, str] = field(default_factory=dict)
+    """The files (by position) whose text's hash (``cache.content_hash``, which keys their facts) is not the
+    sha256 of their bytes (``WalkResult.texts``), with it; "" when unknown (noted without their text)."""
+    sources: list[tuple[str, str | None]] = field(default_factory=list)
+    """Every file the walk read (``WalkResult.files``: configuration files too), in its order, with the module
+    name the walk gave it: the tree as an update of bodies links it without walking it again
+    (``igg.mapping.bodies``). Kept with ``files``, read only for that update (``TreeIndexes.sources``)."""
 
     @classmethod
     def of(
@@ -92,6 +99,7 @@ class TreeIndex:
         the id of each mapped file's Module node, by its path (``module_nodes``); ``elements``: the elements
         that hold each file's lines (``file_elements``)."""
         stats = walked.stats.values()
+        texts = walked.texts
         return cls(
             session_id=session_id,
             last_step=last_step,
@@ -105,6 +113,8 @@ class TreeIndex:
             if modules
             else {},
             elements={p: elements[p] for p in modules if p in elements} if modules and elements else {},
+            texts={i: texts[p] for i, p in enumerate(walked.stats) if p in texts} if texts else {},
+            sources=[(f.path, f.module) for f in walked.files],
         )
 
     def changed(
@@ -145,14 +155,33 @@ class TreeIndex:
             return None
         return changed
 
-    def note(self, changed: Sequence[Changed], last_step: int) -> None:
+    def note(self, changed: Sequence[Changed], last_step: int, texts: Sequence[str] | None = None) -> None:
         """The files ``changed`` (as ``changed`` gives them) read at their new stats and bytes, by a map or an
-        update kept at step ``last_step``."""
-        for position, data, st in changed:
+        update kept at step ``last_step``; ``texts``: their texts as the walk reads them (else their texts'
+        hashes are unknown: ``texts``)."""
+        for i, (position, data, st) in enumerate(changed):
             self.sizes[position] = st.st_size
             self.mtimes[position] = _mtime(st)
             self.shas[position] = hashlib.sha256(data).hexdigest()
+            text = texts[i].encode("utf-8", "surrogatepass") if texts is not None else None
+            if text == data:
+                self.texts.pop(position, None)
+            else:
+                self.texts[position] = hashlib.sha256(text).hexdigest() if text is not None else ""
         self.last_step = last_step
+
+    def hashes(self, root: str) -> dict[str, str] | None:
+        """The hash of each file's text (``cache.content_hash``) by its path in ``sources``, the tree walked
+        from the one folder ``root`` (absolute); None when one is unknown."""
+        position = {path: i for i, path in enumerate(self.paths)}
+        found: dict[str, str] = {}
+        for path, _ in self.sources:
+            i = position.get(os.path.join(root, path))
+            sha = self.texts.get(i, self.shas[i]) if i is not None else None
+            if not sha:
+                return None
+            found[path] = sha
+        return found
 
 
 Changed = tuple[int, bytes, os.stat_result]
@@ -216,6 +245,10 @@ class TreeIndexes:
                 " (key TEXT PRIMARY KEY, session_id TEXT NOT NULL, data BLOB NOT NULL)"
             )
             self._db.execute(
+                "CREATE TABLE IF NOT EXISTS tree_sources"
+                " (key TEXT PRIMARY KEY, session_id TEXT NOT NULL, data BLOB NOT NULL)"
+            )
+            self._db.execute(
                 "CREATE TABLE IF NOT EXISTS tree_elements (key TEXT NOT NULL, session_id TEXT NOT NULL,"
                 " path TEXT NOT NULL, data BLOB NOT NULL, PRIMARY KEY (key, path))"
             )
@@ -245,7 +278,10 @@ class TreeIndexes:
                 sizes=data["sizes"],
                 mtimes=data["mtimes"],
                 shas=data["shas"],
+                texts={int(i): sha for i, sha in data["texts"].items()},
             )
+            if not all(type(sha) is str and 0 <= i < len(found.paths) for i, sha in found.texts.items()):
+                raise ValueError("a text's hash is not a string, or of no file")
             if not len(found.paths) == len(found.sizes) == len(found.mtimes) == len(found.shas):
                 raise ValueError("the file columns differ in length")
             if not (
@@ -271,6 +307,18 @@ class TreeIndexes:
             return found
 
         return self._read("tree_files", key, files)
+
+    def sources(self, key: str) -> list[tuple[str, str | None]] | None:
+        """The ``sources`` of the index under ``key`` (``TreeIndex.sources``), or None (none, or
+        unreadable)."""
+
+        def sources(data: Any) -> list[tuple[str, str | None]]:
+            found = [(path, module) for path, module in data]
+            if not all(type(p) is str and (m is None or type(m) is str) for p, m in found):
+                raise ValueError("a source's path or module is of another type")
+            return found
+
+        return self._read("tree_sources", key, sources)
 
     def elements(self, key: str, paths: Sequence[str]) -> dict[str, list[str]] | None:
         """The elements that hold each file's lines, for the files ``paths`` of the index under ``key``
@@ -320,6 +368,7 @@ class TreeIndexes:
             "sizes": index.sizes,
             "mtimes": index.mtimes,
             "shas": index.shas,
+            "texts": {str(i): sha for i, sha in index.texts.items()},
         }
         blob = zlib.compress(orjson.dumps(data), 1)
         try:
@@ -334,6 +383,11 @@ class TreeIndexes:
                     self._db.execute(
                         "INSERT INTO tree_files (key, session_id, data) VALUES (?, ?, ?)",
                         (key, index.session_id, zlib.compress(orjson.dumps(index.files), 1)),
+                    )
+                    self._db.execute("DELETE FROM tree_sources WHERE session_id = ?", (index.session_id,))
+                    self._db.execute(
+                        "INSERT INTO tree_sources (key, session_id, data) VALUES (?, ?, ?)",
+                        (key, index.session_id, zlib.compress(orjson.dumps(index.sources), 1)),
                     )
                     self._db.execute("DELETE FROM tree_elements WHERE session_id = ?", (index.session_id,))
                     self._db.executemany(

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 
 from igg.codemap import language as languages
+from igg.codemap.cache import content_hash
 from igg.codemap.sources import SourceFile, generated_by_header, generated_by_name
 
 VENDORED_DIRS = frozenset(
@@ -107,6 +108,10 @@ class WalkResult:
     """The files whose content decides the walk (absolute): those of the languages read and the ignore
     files, each with its size, modification time (ns, -1 when recent) and the sha256 of the bytes read (None
     when not read)."""
+    texts: dict[str, str] = field(default_factory=dict)
+    """The files read whose text (``SourceFile.text``) is not their bytes decoded as UTF-8 (a byte order mark,
+    a Python coding cookie), by absolute path: the hash of their text (``cache.content_hash``). Every other
+    file read is known by the sha256 of its bytes (``stats``), which is its text's."""
 
     def skipped_by_reason(self) -> dict[str, int]:
         counts = Counter(s.reason.split(" (")[0] for s in self.skipped)
@@ -377,7 +382,10 @@ def _consider(
     module = state.module(name, str(path))
     if module is not None:
         result.disk[rel] = str(path)
-    result.files.append(SourceFile(rel, text.removeprefix("\ufeff"), module))
+    text = text.removeprefix("\ufeff")
+    if text.encode("utf-8", "surrogatepass") != data:  # its text's hash is not its bytes'
+        result.texts[absolute or os.path.abspath(path)] = content_hash(text)
+    result.files.append(SourceFile(rel, text, module))
     result.bytes_read += len(data)
 
 

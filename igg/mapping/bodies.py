@@ -27,6 +27,7 @@ the same edits and compares the stored sessions.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -35,11 +36,9 @@ from igg.act.difference import Difference
 from igg.agents.code.mapping import SchemaFit
 from igg.codemap.cache import FactsCache, content_hash
 from igg.codemap.facts import FileFacts
-from igg.codemap.language import is_config
 from igg.codemap.model import CodeModel, KeptCalls
 from igg.codemap.sources import SourceFile, with_modules
 from igg.codemap.treeindex import TreeIndex, TreeIndexes
-from igg.codemap.walk import walk
 from igg.graph.collector import collector_paused
 from igg.graph.state import GraphState
 from igg.mapping.difference import plan_file_difference
@@ -167,16 +166,61 @@ def _link(
     """The changed files (their facts ``now``) linked alone against every file's facts (``_facts``,
     ``remap.link_bodies``; ``shas``: each file's content hash at the last map and now), the files linked
     again, and how many files the cache did not know; None: the general path decides."""
-    cache = FactsCache(sidecar_path(resolve_store_path(store_path), ".codefacts"))
+    cache = _Cached(sidecar_path(resolve_store_path(store_path), ".codefacts"))
     try:
         read = _facts(cache, sources, shas[1], now)
         if read is None:
             return None
         edited = sorted(f.path for f in now)
         linked = link_bodies(read[0], sources, shas, edited, cache, edited, calls)
+    except _Unread:
+        return None
     finally:
         cache.close()
     return (*linked, read[1]) if linked is not None else None
+
+
+class _Unread(Exception):
+    """A file this path did not read (``_sources``) has no whole facts cached: the general path parses it."""
+
+
+class _Cached(FactsCache):
+    """The facts cache, as the link of the changed files reads it: the whole facts it asks for are those of
+    files this path did not read (the changed files' are parsed), so one missing raises ``_Unread`` rather
+    than parse the empty text that stands for the file."""
+
+    def get_many(self, keys: Sequence[str], *, bodies: bool = True) -> list[FileFacts | None]:
+        found = super().get_many(keys, bodies=bodies)
+        if bodies and any(f is None for f in found):
+            raise _Unread
+        return found
+
+
+def _sources(
+    paths: Sequence[Path],
+    index: TreeIndex,
+    listed: list[tuple[str, str | None]] | None,
+    edited: Sequence[SourceFile],
+) -> tuple[list[SourceFile], dict[str, str]] | None:
+    """Every file of the tree as the last walk read it (``TreeIndex.sources``), named as the link names them
+    (``with_modules``), the ``edited`` ones as read now and the others with an empty text (their facts come
+    from the cache), and each file's content hash (``TreeIndex.hashes``, the edited ones' now); None when the
+    index cannot tell them, or a file the walk did not name is named from its text (a Go file outside a
+    module: its text is not read here)."""
+    if listed is None or len(paths) != 1:
+        return None
+    index.sources = listed
+    hashes = index.hashes(os.path.abspath(paths[0]))
+    if hashes is None:
+        return None
+    now = {s.path: s for s in edited}
+    if not now.keys() <= hashes.keys():
+        return None
+    hashes.update((p, content_hash(s.text)) for p, s in now.items())
+    sources = with_modules([now.get(p) or SourceFile(p, "", module) for p, module in listed])
+    if any(s.module != module and s.path not in now for s, (_, module) in zip(sources, listed, strict=True)):
+        return None
+    return sources, hashes
 
 
 @collector_paused()
@@ -185,9 +229,9 @@ def update_bodies(
     sid: str,
     tree: tuple[str, TreeIndex, Sequence[Any]],
     facts: tuple[Sequence[FileFacts], Sequence[FileFacts]],
+    edited: Sequence[SourceFile],
     *,
     store_path: str | Path,
-    options: tuple[int, str | None, Sequence[str] | None],
     clock: Callable[[], float],
     started: float,
     commit_of: Callable[[], str | None],
@@ -197,32 +241,31 @@ def update_bodies(
     """The update of session ``sid`` when the files changed since its index (``tree``: the index's key, the
     index, the files whose bytes changed) changed from ``facts`` (then, now) what their bodies call alone (see
     the module doc); its kept calls and the index's rows of the files linked again written, the index noted
-    (to be kept); None: the general path decides. ``options``: the walk's byte limit, package prefix and
-    languages; ``kept``: reads the calls kept from the last link (``TreeIndexes.calls``). It makes no cycles
-    (collector paused: at 50,000 files, its passes over the facts and the model took half the time)."""
+    (to be kept); None: the general path decides. ``edited``: the changed files as the walk reads them now,
+    named as it named them (``samefacts``); ``kept``: reads the calls kept from the last link
+    (``TreeIndexes.calls``). It makes no cycles (collector paused: at 50,000 files, its passes over the facts
+    and the model took half the time)."""
     from igg.store import SessionStore
 
     key, index, changed = tree
     then, now = facts
     if not all(keeps_reach(a, b) for a, b in zip(then, now, strict=True)):
         return None
-    max_bytes, package_prefix, chosen = options
     mark = clock()
-    walked = walk(list(paths), max_bytes=max_bytes, package_prefix=package_prefix, chosen=chosen)
-    hashes = {f.path: content_hash(f.text) for f in walked.files}
-    if {p for p in hashes if not is_config(p)} != index.files.keys():
-        return None  # a file the index does not know of, or one it knows that the walk did not read
+    found = _sources(paths, index, indexes.sources(key), edited)
+    if found is None:
+        return None
+    sources, hashes = found
     before: dict[str, Any] = dict(hashes)
     before.update((f.path, f.sha) for f in then)
     seconds = {"walk": mark - started + clock() - mark}
     mark = clock()
     calls = KeptCalls()
-    sources = with_modules(walked.files)
     linked = _link(store_path, sources, (before, hashes), now, (calls, kept))
     if linked is None:
         return None
     model, local, parsed = linked
-    edited = sorted(f.path for f in now)
+    changed_paths = sorted(f.path for f in now)
     elements = _elements(indexes, key, local, _reached_files(model, local))
     seconds["parse_and_diff"] = clock() - mark
     mark = clock()
@@ -238,9 +281,9 @@ def update_bodies(
         return None
     seconds["parse_and_diff"] += clock() - mark
     check_update_size(state, diff, session.config.constraints, sid)
-    read = len(walked.files)
+    read = index.read
     files: dict[str, Any] = {"read": read, "reparsed": parsed, "unchanged": read - parsed}
-    files.update(relinked=len(local & hashes.keys()), added=[], changed=edited, removed=[], renamed=[])
+    files.update(relinked=len(local & hashes.keys()), added=[], changed=changed_paths, removed=[], renamed=[])
     commit = commit_of()
     mark = clock()
     _keep(store_path, sources, hashes, now)
@@ -249,10 +292,10 @@ def update_bodies(
     rows = file_elements(state)
     indexes.put_elements(key, {p: rows.get(p, []) for p in local})
     indexes.put_calls(sid, step, calls)
-    index.note(list(changed), step)
+    index.note(list(changed), step, [s.text for s in edited])
     seconds["commit"] = clock() - mark
     seconds["total"] = clock() - started
-    log.debug("map_code_update_bodies", session_id=sid, files=edited, linked=len(local))
+    log.debug("map_code_update_bodies", session_id=sid, files=changed_paths, linked=len(local))
     size = (state.node_count, state.edge_count)
     seconds = {k: seconds[k] for k in ("load", "walk", "parse_and_diff", "commit", "total")}
     return update_result(sid, step, update.iteration, update.changes, files, size, commit, seconds)

@@ -209,7 +209,6 @@ def update_same_facts(
     *,
     store_path: str | Path,
     max_bytes: int,
-    package_prefix: str | None,
     chosen: Sequence[str] | None,
     clock: Callable[[], float],
     started: float,
@@ -250,8 +249,8 @@ def update_same_facts(
             sid,
             tree,
             (then, now),
+            [e.source for e in edits],
             store_path=store_path,
-            options=(max_bytes, package_prefix, chosen),
             clock=clock,
             started=started,
             commit_of=commit_of,
@@ -274,7 +273,7 @@ def update_same_facts(
     step = store.session(sid).last_step
     shas = {f.path: (before[f.path].get("sha"), f.sha) for f in now}
     indexes.move_calls(sid, index.last_step, step, shas, calls)  # their calls resolve as they did
-    index.note([e.changed for e in edits], step)
+    index.note([e.changed for e in edits], step, [e.source.text for e in edits])
     seconds["commit"] = clock() - mark
     seconds["total"] = clock() - started
     log.debug("map_code_update_same_facts", session_id=sid, files=files["changed"], moved=sorted(moved))

@@ -124,7 +124,6 @@ def update_map(
                 (key, index, changed),
                 store_path=store_path,
                 max_bytes=max_bytes,
-                package_prefix=package_prefix,
                 chosen=chosen,
                 clock=clock,
                 started=started,

@@ -203,3 +203,80 @@ def test_the_index_keeps_the_elements_an_update_of_bodies_added_and_removed(
     assert _rows(store) == rows
     map_code([tree], agent="code", jobs=1, store=tmp_path / "fresh.db", session_id="f")
     assert graph_of(store, "m") == graph_of(tmp_path / "fresh.db", "f")
+
+
+def _taken(tree: Path, store: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[bool, Any]:
+    """One update: whether this path made it, and its result."""
+    made: list[Any] = []
+    with monkeypatch.context() as m:
+        m.setattr(bodies_module, "update_bodies", _recording(made))
+        result = _update(tree, store)
+    return bool(made) and made[0] is not None, result
+
+
+def test_a_file_whose_text_is_not_its_bytes_is_known_by_its_texts_hash(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """This path does not walk the tree: the facts of the files that did not change come from the cache by
+    their texts' hashes, which the index keeps. A file that starts with a byte order mark (which the walk
+    drops) is known by its text's hash, not its bytes': an edit elsewhere takes this path; edits of that file
+    keep its hash in step (``TreeIndex.note``); every graph is a fresh map's."""
+    tree, store = tmp_path / "tree", tmp_path / "s.db"
+    shutil.copytree(CODE_FIXTURES / "java", tree)
+    marked = next(p for p in sorted(tree.rglob("*.java")) if p.name == "AuthService.java")
+    marked.write_bytes(b"\xef\xbb\xbf" + marked.read_bytes())
+    map_into_store(tree, store)
+    found = _calls(tree)
+    others = [c for c in found if not c[0].endswith("AuthService.java")]
+    own = [c for c in found if c[0].endswith("AuthService.java")]
+
+    def first_taken(candidates: list[tuple[str, int]]) -> tuple[str, int]:
+        """The first call whose duplicate this path updates (each update's graph a fresh map's)."""
+        for at in candidates:
+            _edit(tree, at, True)
+            taken, _ = _taken(tree, store, monkeypatch)
+            map_code([tree], agent="code", jobs=1, store=tmp_path / "fresh.db", session_id="f")
+            assert graph_of(store, "m") == graph_of(tmp_path / "fresh.db", "f")
+            for made in tmp_path.glob("fresh.db*"):
+                made.unlink()
+            if taken:
+                return at
+        pytest.fail("no call duplicated took this path")
+
+    other = first_taken(others)
+    first_taken(own)  # the marked file edited: its text's new hash noted
+    assert first_taken([other]) == other
+
+
+def test_a_file_linked_with_the_edited_one_is_never_parsed_from_the_empty_text_that_stands_for_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The files this path links with the edited ones are not read: their whole facts come from the cache.
+    When one's are missing (here: unreadable), the general path parses that file from the disk, and the graph
+    is a fresh map's. chi's ``chain.go`` declares methods of a type of ``chi.go``: the two are linked
+    together."""
+    import igg.mapping.remap as remap_module
+
+    tree, store = tmp_path / "tree", tmp_path / "s.db"
+    shutil.copytree(CODE_FIXTURES / "go" / "chi", tree)
+    map_into_store(tree, store)
+    with sqlite3.connect(sidecar_path(store, ".codefacts")) as db:
+        keys = [k for (k,) in db.execute("SELECT key FROM facts") if k.split("\x00")[1] == "chi.go"]
+        assert len(keys) == 1
+        db.execute("UPDATE facts SET declared = coalesce(declared, data), data = x'00' WHERE key = ?", keys)
+    line = (tree / "chain.go").read_text(encoding="utf-8").split("\n").index("\tc.chain.ServeHTTP(w, r)")
+    _edit(tree, ("chain.go", line), True)
+    analyzed: list[tuple[str, str]] = []
+    analyze = remap_module.analyze
+
+    def recording(source: Any, **kwargs: Any) -> Any:
+        analyzed.append((source.path, source.text))
+        return analyze(source, **kwargs)
+
+    monkeypatch.setattr(remap_module, "analyze", recording)
+    taken, _ = _taken(tree, store, monkeypatch)
+    assert not taken
+    assert [p for p, _ in analyzed] == ["chi.go"]
+    assert analyzed[0][1] == (tree / "chi.go").read_text(encoding="utf-8")
+    map_code([tree], agent="code", jobs=1, store=tmp_path / "fresh.db", session_id="f")
+    assert graph_of(store, "m") == graph_of(tmp_path / "fresh.db", "f")
