@@ -15,7 +15,11 @@ any doubt (a file gone, a row missing or unreadable) means a change, and the upd
 which writes the index again. In a row of its own, read only when files changed: each file's module name and
 the id of its Module node (``TreeIndex.files``); and a row per file with the ids of the elements that hold
 its lines (``TreeIndex.elements``), with which an update of files that kept their facts but for sites moved
-reads those elements alone (``igg.mapping.samefacts``).
+reads those elements alone (``igg.mapping.samefacts``). In a third row, read only by an update of bodies'
+calls (``igg.mapping.bodies``): every file the walk read, in its order, with the module name it gave it. With
+the hash of each file's text where it is not the sha256 of its bytes (a byte order mark the walk drops; kept
+in the first row, beside the files' stats), that is the tree as the facts cache knows it, without walking it
+again.
 
 Beside it, the calls the session's last link resolved over the whole program (``KeptCalls``: Python's), a row
 per file with the content hash they were resolved for, and the step and versions they speak for: an update

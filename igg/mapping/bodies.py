@@ -9,8 +9,12 @@ changed files alone and compares their own nodes and the edges going out of them
 (``difference.plan_file_difference``). It loads the whole stored graph to do so (15.9 s of a 30 s update at
 50,000 files). This path does the same with the elements those files hold:
 
-1. the tree is walked and its facts read as the general path reads them (``remap.link_bodies``: the changed
-   files parsed, the others' facts from the cache, the changed files linked alone against them);
+1. every file's facts are read as the general path reads them, without walking the tree again: the index
+   keeps every file the last walk read, with its module name and its text's hash, by which the facts cache
+   knows it (``TreeIndex.sources``, ``TreeIndex.hashes``), and the index's stats already told that no other
+   file changed (``remap.link_bodies``: the changed files parsed, the others' facts from the cache, the
+   changed files linked alone against them; a file linked with them whose whole facts are not cached is left
+   to the general path, which reads it from the disk);
 2. the session is loaded with the elements of the files linked again (their nodes, the edges going out of them
    or sited in them, and their ends: ``updated.file_elements``, kept in the tree's index) and the nodes of
    every file their relations reach, counted with the rest of the graph (``igg.graph.partial``);
