@@ -32,7 +32,7 @@ the same edits and compares the stored sessions.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -103,7 +103,8 @@ def _plan(state: GraphState, model: CodeModel, local: set[str]) -> Difference | 
     """The difference of the files ``local`` on ``state`` (a part of the graph: the other files' nodes are not
     compared, as no declaration changed); None when it adds or removes a node, adds or removes an edge sited
     in another file, or keeps a snapshot of the whole graph: the general path decides."""
-    diff = plan_file_difference(state, SchemaFit(model, state.schema), local, others=False)
+    fit = SchemaFit(model, state.schema, only=_ends(model, local, state.schema.edge_types))
+    diff = plan_file_difference(state, fit, local, others=False)
     if (
         diff is None
         or diff.add_nodes
@@ -113,6 +114,22 @@ def _plan(state: GraphState, model: CodeModel, local: set[str]) -> Difference | 
     ):
         return None
     return diff
+
+
+def _ends(model: CodeModel, local: set[str], edge_types: Collection[str]) -> set[str] | None:
+    """The symbols the difference of the files ``local`` reads (their own, and both ends of their relations),
+    which are all ``SchemaFit`` places; None (all) when the schema's relations are lifted to the types of
+    their ends (a schema without CONTAINS: ``SchemaFit.lifted``)."""
+    if "CONTAINS" not in edge_types:
+        return None
+    ends: set[str] = set()
+    for plan in model.files:
+        if plan.path in local:
+            ends.update(plan.symbols)
+            for r in plan.relations:
+                ends.add(r.source)
+                ends.add(r.target)
+    return ends
 
 
 def _changes(diff: Difference) -> int:

@@ -20,6 +20,7 @@ and relation becomes there:
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,7 +52,11 @@ class Placed:
 class SchemaFit:
     """Symbols and relations of one ``CodeModel`` placed in one request schema."""
 
-    def __init__(self, model: CodeModel, schema: CompiledSchema) -> None:
+    def __init__(self, model: CodeModel, schema: CompiledSchema, only: Collection[str] | None = None) -> None:
+        """``only``: the symbols to place (every symbol's identity still decides which names collide, and when
+        a schema's names collide every symbol is placed): an update that plans the edges of some files
+        (``igg.mapping.bodies``) places those files' symbols and the ends of their relations, not a whole
+        tree's."""
         self.model = model
         self.schema = schema
         self.placed: dict[str, Placed] = {}
@@ -63,7 +68,7 @@ class SchemaFit:
         self._edge_labels: dict[tuple[str, str, str], str | None] = {}
         """The edge type of (relation label, source type, target type): decided once per combination."""
         self._edge_properties: dict[tuple[str, str, str], dict[str, Any]] | None = None
-        self._place_all()
+        self._place_all(only)
 
     def let_go(self) -> None:
         """Empty the placements and the tables built from them (the static pass, once its graph is planned:
@@ -91,10 +96,15 @@ class SchemaFit:
         by_owner = "owner" not in keys and "name" in keys
         return label, keys, tuple(self.schema.required.get(label, ())), by_owner, label == "Method" != kind
 
-    def _place_all(self) -> None:
+    def _group(
+        self, only: Collection[str] | None
+    ) -> tuple[dict[tuple[str, tuple[Any, ...]], list[str]], dict[str, tuple[str, dict[str, Any]]], int]:
+        """Every symbol the schema can hold, grouped by its node type and identity; the type and properties of
+        each to place (``only``: of those; every one's identity is found); how many were grouped."""
         groups: dict[tuple[str, tuple[Any, ...]], list[str]] = {}
         staged: dict[str, tuple[str, dict[str, Any]]] = {}
         rules: dict[str, tuple[str, tuple[str, ...], tuple[str, ...], bool, bool] | None] = {}
+        grouped = 0
         for key, s in self.model.symbols.items():  # the hot loop: a big tree has hundreds of thousands
             kind = s.label
             rule = rules[kind] if kind in rules else rules.setdefault(kind, self._rule(kind))
@@ -102,27 +112,42 @@ class SchemaFit:
                 self.left_out[key] = f"the schema has no node type for {kind}"
                 continue
             label, keys, required, by_owner, signed = rule
-            props = dict(s.properties)
-            if "package" not in props and "owner" in props:
-                props["package"] = props["owner"].rpartition(".")[0]
-            lacks = signed and "signature" not in props
+            found = s.properties  # the properties here: these, and a member's package (its owner's)
+            pack = found["owner"].rpartition(".")[0] if "package" not in found and "owner" in found else None
+            lacks = signed and "signature" not in found
             for k in required:
-                lacks = lacks or props.get(k) in (None, "")
+                lacks = lacks or (pack if k == "package" and pack is not None else found.get(k)) in (None, "")
             if lacks:
-                missing = ", ".join(k for k in required if k not in s.properties) or "a signature"
+                missing = ", ".join(k for k in required if k not in found) or "a signature"
                 self.left_out[key] = f"{label} requires {missing}, which a {kind} lacks"
                 continue
-            if by_owner and props.get("owner"):
-                props = self._qualified(key, props, level=1)  # Owner.name: the schema cannot say whose it is
-            staged[key] = (label, props)
-            groups.setdefault((label, tuple([props.get(k) for k in keys])), []).append(key)
+            grouped += 1
+            if only is None or key in only or (by_owner and found.get("owner")):
+                props = dict(found)
+                if pack is not None:
+                    props["package"] = pack
+                if by_owner and props.get("owner"):
+                    props = self._qualified(key, props, level=1)  # Owner.name: the schema cannot say whose
+                staged[key] = (label, props)
+                groups.setdefault((label, tuple([props.get(k) for k in keys])), []).append(key)
+            else:  # not placed: its identity alone, as its properties would give it
+                values = [pack if k == "package" and pack is not None else found.get(k) for k in keys]
+                groups.setdefault((label, tuple(values)), []).append(key)
+        return groups, staged, grouped
+
+    def _place_all(self, only: Collection[str] | None = None) -> None:
+        groups, staged, grouped = self._group(only)
         regrouped_any = False
         for level in (1, 2):  # qualify every member of a colliding group, then those still colliding
-            if len(groups) == len(staged) or not any(
+            if len(groups) == grouped or not any(
                 len(members) > 1 and "name" in self.schema.identity_keys[label]
                 for (label, _), members in groups.items()
             ):
                 break  # nothing to qualify: regrouping would give the same groups in the same order
+            if only is not None:  # names collide: every symbol is placed, as in a whole tree's map
+                self.left_out.clear()
+                self._place_all()
+                return
             regrouped_any = True
             regrouped: dict[tuple[str, tuple[Any, ...]], list[str]] = {}
             for group, members in groups.items():
@@ -137,7 +162,8 @@ class SchemaFit:
         for (label, identity), members in groups.items():
             for key in members[1:]:
                 self.left_out[key] = f"its identity {identity!r} under this schema's keys is already taken"
-            self.placed[members[0]] = Placed(label, staged[members[0]][1], identity)
+            if members[0] in staged:
+                self.placed[members[0]] = Placed(label, staged[members[0]][1], identity)
         if regrouped_any:  # else the groups came in the symbols' order, and so did their first members
             self.placed = {k: self.placed[k] for k in self.model.symbols if k in self.placed}
 
