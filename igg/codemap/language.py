@@ -198,6 +198,10 @@ class Language(Protocol):
     lighter_imports: bool = False
     """Its ``imports`` reads less than ``analyze`` (Python, Go): the facts cache keeps those facts apart. Else
     ``imports`` is the full analysis, cached and reused as the full map's."""
+    scans_imports: bool = False
+    """Its ``imports`` reads most files' text without parsing it (Python: ``python/scan.py``), so cheaply that
+    an imports-only read of a tree of its files runs in the calling process (``parse_all``): a process pool
+    would cost more than it saves."""
     keeps_calls: bool = False
     """Its calls are a whole-program fixpoint, kept from one link of a tree to the next (``KeptCalls``) and
     moved to their new sites by ``moved_calls`` (Python)."""

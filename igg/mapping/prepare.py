@@ -178,18 +178,62 @@ def parse_all(
         counts.update(parsed=len(files), cached=0)
     if parsed is not None:
         parsed.extend(f.path for f in files)
-    jobs = jobs or os.cpu_count() or 1
+    return _parse_files(files, jobs or os.cpu_count() or 1, on_parsed, executor, named, reads)
+
+
+def _parse_files(
+    files: Sequence[SourceFile],
+    jobs: int,
+    on_parsed: Callable[[int], Any] | None,
+    executor: Executor | None,
+    named: bool,
+    reads: Reads,
+) -> tuple[list[FileFacts], int]:
+    """``parse_all`` without a cache: on ``executor``, on a process pool, or here (few files, one job, or an
+    imports-only read of files whose language scans them: ``Language.scans_imports``, the rest parsed as
+    usual)."""
     if executor is not None:
         return _parse_on(executor, files, jobs, on_parsed, named, reads), jobs
+    if reads == "imports" and len(files) >= POOL_THRESHOLD and jobs > 1:
+        scanned = _scanned(files)
+        if any(scanned):
+            rest, used = _parse_files(
+                [f for f, s in zip(files, scanned, strict=True) if not s], jobs, on_parsed, None, named, reads
+            )
+            here = iter(
+                _parse_here([f for f, s in zip(files, scanned, strict=True) if s], named, reads, on_parsed)
+            )
+            there = iter(rest)
+            return [next(here) if s else next(there) for s in scanned], used
     if jobs <= 1 or len(files) < POOL_THRESHOLD:
-        out = []
-        for s in files:
-            out.extend(_parse_batch([s], named, reads))
-            if on_parsed is not None:
-                on_parsed(1)
-        return out, 1
+        return _parse_here(files, named, reads, on_parsed), 1
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         return _parse_on(pool, files, jobs, on_parsed, named, reads), jobs
+
+
+def _parse_here(
+    files: Sequence[SourceFile], named: bool, reads: Reads, on_parsed: Callable[[int], Any] | None
+) -> list[FileFacts]:
+    out: list[FileFacts] = []
+    for s in files:
+        out.extend(_parse_batch([s], named, reads))
+        if on_parsed is not None:
+            on_parsed(1)
+    return out
+
+
+def _scanned(files: Sequence[SourceFile]) -> list[bool]:
+    """Whether each file is of a language whose imports alone are read without a parse
+    (``Language.scans_imports``)."""
+    scans: dict[str | None, bool] = {}
+    out: list[bool] = []
+    for f in files:
+        name = languages.language_of(f.path)
+        known = scans.get(name)
+        if known is None:
+            known = scans[name] = name is not None and languages.get(name).scans_imports
+        out.append(known)
+    return out
 
 
 def _full_facts(

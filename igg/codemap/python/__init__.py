@@ -30,7 +30,7 @@ class Python(Language):
 
     name = "python"
     suffixes = (".py", ".pyi")
-    cache_version = "19"
+    cache_version = "20"
     schema = SchemaAdditions(node_types=("Route",), edge_types=("HANDLES", "REQUESTS"))
     """Its HTTP routes and the requests that reach them (``igg.codemap.routes``; ``http.py`` finds them)."""
     comment = "#"
@@ -51,6 +51,7 @@ class Python(Language):
         return facts
 
     lighter_imports = True
+    scans_imports = True
     keeps_calls = True
 
     def declared_for_imports(self, facts: FileFacts) -> object:
@@ -64,8 +65,13 @@ class Python(Language):
         return analyze_python(path, text, module, imports_only=True)
 
     def header(self, path: str, text: str, module: str | None) -> FileFacts:
-        from igg.codemap.python.analyze import module_name
+        """Its imports read from its text (``scanned_imports``), or, where that scan declines, its absolute
+        imports from the lines that start with them."""
+        from igg.codemap.python.analyze import module_name, scanned_imports
 
+        scanned = scanned_imports(path, text, module)
+        if scanned is not None:
+            return scanned
         name = module or module_name(path)
         facts = FileFacts(path=path, language="python", module=name, package=name)
         for m in _PY_IMPORT.finditer(text):

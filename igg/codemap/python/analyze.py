@@ -17,6 +17,7 @@ from igg.codemap.facts import CallableDecl, FileFacts, ImportRef, SqlRef, TypeDe
 from igg.codemap.python.flow import FlowBuilder
 from igg.codemap.python.http import hinted, http_facts
 from igg.codemap.python.names import dotted, type_name
+from igg.codemap.python.scan import ImportStatement, import_statements
 from igg.codemap.python.unparse import parameters
 from igg.codemap.routes import is_test
 from igg.codemap.sql import tables_at
@@ -189,12 +190,87 @@ def _sql_of(node: ast.AST, columns: Columns) -> list[SqlRef]:
     return tables_at(text, lambda: (line, columns(line, getattr(node, "col_offset", 0)) if line else 0))
 
 
+def absolute(base: str, module: str | None, level: int) -> str | None:
+    """The absolute name of ``from <level dots><module> import`` in a module whose package is ``base``; None
+    for a relative import above the top-level package (Python refuses it too)."""
+    if level == 0:
+        return module or ""
+    parts = base.split(".") if base else []
+    if level - 1 > len(parts) or (level - 1 == len(parts) and not module):
+        return None
+    if level > 1:
+        parts = parts[: len(parts) - (level - 1)]
+    return ".".join([*parts, module] if module else parts)
+
+
+def import_refs(statement: ImportStatement, base: str) -> list[ImportRef]:
+    """The names one import statement imports (``ImportRef``), in a module whose package is ``base``."""
+    line, column, type_only = statement.line, statement.column + 1, statement.type_only
+    if statement.level is None:
+        # import a.b.c: the dotted name a.b.c refers to that module (name lookup matches prefixes)
+        return [
+            ImportRef(
+                target=name,
+                alias=alias or name,
+                module_only=True,
+                line=line,
+                column=column,
+                type_only=type_only,
+            )
+            for name, alias in statement.names
+        ]
+    source = absolute(base, statement.module, statement.level)
+    if source is None:
+        return []
+    out: list[ImportRef] = []
+    for name, alias in statement.names:
+        if name == "*":
+            out.append(
+                ImportRef(
+                    target=source, wildcard=True, source=source, line=line, column=column, type_only=type_only
+                )
+            )
+        else:
+            out.append(
+                ImportRef(
+                    target=f"{source}.{name}" if source else name,
+                    alias=alias or name,
+                    source=source,
+                    line=line,
+                    column=column,
+                    type_only=type_only,
+                )
+            )
+    return out
+
+
+def _facts(path: str, module: str | None) -> tuple[FileFacts, str]:
+    """Empty facts of a Python file and its package's name (what its relative imports start from)."""
+    name = module or module_name(path)
+    is_package = path.rpartition("/")[2] in ("__init__.py", "__init__.pyi")
+    return FileFacts(path=path, language="python", module=name, package=name), (
+        name if is_package else name.rpartition(".")[0]
+    )
+
+
+def scanned_imports(path: str, text: str, module: str | None = None) -> FileFacts | None:
+    """The module, imports and line count of a Python file read from its text (``scan.import_statements``,
+    the same as ``analyze_python(..., imports_only=True)`` gives of a file that parses), or None when the
+    text is not one the scan reads exactly."""
+    statements = import_statements(text)
+    if statements is None:
+        return None
+    facts, base = _facts(path, module)
+    for statement in statements:
+        facts.imports.extend(import_refs(statement, base))
+    facts.lines = text.count("\n") + 1
+    return facts
+
+
 class _Analyzer:
     def __init__(self, path: str, tree: ast.Module, columns: Columns, module: str | None = None) -> None:
-        self.module = module or module_name(path)
-        is_package = path.rpartition("/")[2] in ("__init__.py", "__init__.pyi")
-        self.facts = FileFacts(path=path, language="python", module=self.module, package=self.module)
-        self.base = self.module if is_package else self.module.rpartition(".")[0]
+        self.facts, self.base = _facts(path, module)
+        self.module = self.facts.module
         self.constants: dict[str, list[SqlRef]] = {}
         self.tree = tree
         self.columns = columns
@@ -239,60 +315,20 @@ class _Analyzer:
         """The facts with every import of the file (wherever it stands), in source order."""
         statements = _statements(self.tree.body)
         typing_only = _type_checking_only(statements)
-        for node in statements:
+        nodes = [n for n in statements if isinstance(n, (ast.Import, ast.ImportFrom))]
+        nodes.sort(key=lambda n: (n.lineno, n.col_offset))
+        for node in nodes:
+            names = [(a.name, a.asname) for a in node.names]
+            column, typed = self.column(node) - 1, id(node) in typing_only
             if isinstance(node, ast.Import):
-                for a in node.names:
-                    # import a.b.c: the dotted name a.b.c refers to that module (name lookup matches prefixes)
-                    self.facts.imports.append(
-                        ImportRef(
-                            target=a.name,
-                            alias=a.asname or a.name,
-                            module_only=True,
-                            line=node.lineno,
-                            column=self.column(node),
-                            type_only=id(node) in typing_only,
-                        )
-                    )
-            elif isinstance(node, ast.ImportFrom):
-                source = self._absolute(node.module, node.level)
-                if source is None:
-                    continue  # a relative import above the top-level package: Python refuses it too
-                type_only = id(node) in typing_only
-                for a in node.names:
-                    if a.name == "*":
-                        self.facts.imports.append(
-                            ImportRef(
-                                target=source,
-                                wildcard=True,
-                                source=source,
-                                line=node.lineno,
-                                column=self.column(node),
-                                type_only=type_only,
-                            )
-                        )
-                    else:
-                        target = f"{source}.{a.name}" if source else a.name
-                        self.facts.imports.append(
-                            ImportRef(
-                                target=target,
-                                alias=a.asname or a.name,
-                                source=source,
-                                line=node.lineno,
-                                column=self.column(node),
-                                type_only=type_only,
-                            )
-                        )
+                statement = ImportStatement(node.lineno, column, None, "", names, typed)
+            else:
+                statement = ImportStatement(node.lineno, column, node.level, node.module or "", names, typed)
+            self.facts.imports.extend(import_refs(statement, self.base))
         return self.facts
 
     def _absolute(self, module: str | None, level: int) -> str | None:
-        if level == 0:
-            return module or ""
-        parts = self.base.split(".") if self.base else []
-        if level - 1 > len(parts) or (level - 1 == len(parts) and not module):
-            return None
-        if level > 1:
-            parts = parts[: len(parts) - (level - 1)]
-        return ".".join([*parts, module] if module else parts)
+        return absolute(self.base, module, level)
 
     def _constants(self, body: list[ast.stmt], prefix: str) -> None:
         for node in body:
@@ -414,13 +450,18 @@ def analyze_python(
     path: str, text: str, module: str | None = None, *, imports_only: bool = False
 ) -> FileFacts:
     """The facts of one Python file (``module``: its dotted name, default from its path); a file that does
-    not parse yields empty facts with ``error`` set. ``imports_only``: its module, imports and line count
-    alone (what linking its imports reads: Python resolves them by module names, not declarations)."""
+    not parse yields its imports alone, read from its text (``scanned_imports``), with ``error`` set.
+    ``imports_only``: its module, imports and line count alone (what linking its imports reads: Python
+    resolves them by module names, not declarations), read from its text where the scan reads it exactly."""
+    if imports_only:
+        scanned = scanned_imports(path, text, module)
+        if scanned is not None:
+            return scanned
     try:
         tree = ast.parse(text, filename=path)
     except (SyntaxError, ValueError) as exc:
-        name = module or module_name(path)
-        facts = FileFacts(path=path, language="python", module=name, package=name)
+        # what its lines say about the dependency map is kept: the imports an imports-only read gives it too
+        facts = scanned_imports(path, text, module) or _facts(path, module)[0]
         facts.error = f"syntax error: {getattr(exc, 'msg', exc)}"
         facts.error_line = getattr(exc, "lineno", None)
         return facts

@@ -1,0 +1,201 @@
+"""The import statements of a Python file read from its text (``igg.codemap.python.scan``, what an
+imports-only check reads) are the ones Python's own parser finds: the same modules, names, aliases, relative
+levels, lines, columns, type-only flags and order, on tricky snippets, on random programs and on every file
+of the fixture trees and of a sample of the standard library (real code nobody here wrote). Where the scan
+cannot be sure it declines, and the file is parsed."""
+
+from __future__ import annotations
+
+import ast
+import os
+import sysconfig
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from igg.codemap.columns import Columns
+from igg.codemap.facts import ImportRef
+from igg.codemap.python.analyze import _Analyzer, analyze_python, scanned_imports
+from igg.codemap.python.scan import import_statements
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def parsed(text: str, module: str = "pkg.sub.mod") -> list[ImportRef]:
+    """The imports Python's parser gives ``text`` (the analyzer's reading of its syntax tree)."""
+    return _Analyzer("pkg/sub/mod.py", ast.parse(text), Columns(text), module).imports().imports
+
+
+def scanned(text: str, module: str = "pkg.sub.mod") -> list[ImportRef] | None:
+    facts = scanned_imports("pkg/sub/mod.py", text, module)
+    return None if facts is None else facts.imports
+
+
+READ = {
+    "plain": "import os\nimport a.b.c as d, e\nfrom x.y import (z as w, v,)\n",
+    "relative": (
+        "from . import a\nfrom .. b import c\nfrom . . b import c\nfrom .import d\nfrom ...x import *\n"
+    ),
+    "above the top": "from .... import gone\nimport kept\n",
+    "docstring": '"""\nimport not_this\nfrom not_this import x\n"""\nimport this\n',
+    "strings": "x = 'import a'; y = \"from b import c\"\nz = '''\\'''import d'''\nimport e\n",
+    "comments": "# import a\nx = 1  # from b import c\nimport d  # import e\n",
+    "comment in parentheses": "from a import (  # b)\n    c,  # d)\n    e,\n)\n",
+    "continuations": "import a, \\\n    b\nfrom c \\\n    import d\n",
+    "one line bodies": "if x: import a\nelse: import b\ntry: import c\nexcept ImportError: import d\n",
+    "semicolons": "x = 1; import a; from b import c\n",
+    "nested": "def f():\n    import a\n    class C:\n        def g(self):\n            from b import c\n",
+    "order": (
+        "try:\n    import a\nexcept ImportError:\n    import b\nelse:\n    import c\nfinally:\n    import d\n"
+    ),
+    "yield from": (
+        "def g():\n    x = (yield\n         from other)\n    raise E \\\n        from e\nimport a\n"
+    ),
+    "names like keywords": "import importlib\nfrom_x = 1\nimported = from_x\nfrom match import case, type\n",
+    "unicode": "x = 'é'\nimport ﬁle\nfrom café import ﬀ as ß\n",
+    "crlf": "import a\r\nimport b\r\n",
+    "cr": "import a\rimport b\r",
+    "tabs and form feeds": "if x:\n\timport a\n\x0cimport b\n",
+    "f-strings": "x = f'{a!r:#>10}'\ny = f\"{b}#\" ; import c\n",
+    "escaped quotes": "x = 'it\\'s # not a comment'\ny = \"\\\"\"\nimport a\n",
+    "raw strings": "x = r'\\'; import a'\nimport b\n",
+    "string continued": "x = 'a\\\nimport b'\nimport c\n",
+    "type checking": (
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import a\n    from b import (\n        c,\n"
+        "    )\n\n    # comment\nelse:\n    import d\nimport e\n"
+    ),
+    "type checking, one line": "import typing\nif typing.TYPE_CHECKING: import a; import b\nimport c\n",
+    "type checking, elif": "if x:\n    import a\nelif TYPE_CHECKING:\n    import b\nimport c\n",
+    "type checking, nested": "def f():\n    if (TYPE_CHECKING):  # why\n        import a\n    import b\n",
+    "another type checking": "if other.TYPE_CHECKING:\n    import a\nX = 1\n",
+    "type checking in a docstring": '"""\nif TYPE_CHECKING:\n    x = 1\n"""\nimport a\n',
+    "no imports": "x = 1\n",
+}
+
+DECLINED = {
+    "a string left open": "x = 'abc\nimport a\n",
+    "a NUL": "import a\x00\n",
+    "a keyword as a name": "import class\n",
+    "not a statement": "import a b\n",
+    "type checking with code": "if TYPE_CHECKING:\n    import a\n    X = a.B\n",
+    "type checking, or": "if TYPE_CHECKING or x:\n    import a\n",
+    "type checking, not": "if not TYPE_CHECKING:\n    import a\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(READ))
+def test_the_scan_reads_what_the_parser_reads(name: str) -> None:
+    text = READ[name]
+    got = scanned(text)
+    assert got is not None, "the scan declined a file it reads"
+    assert got == parsed(text)
+
+
+@pytest.mark.parametrize("name", sorted(DECLINED))
+def test_the_scan_declines_what_it_cannot_read_exactly(name: str) -> None:
+    assert import_statements(DECLINED[name]) is None
+
+
+def test_the_forms_come_out_as_the_parser_gives_them() -> None:
+    """Spot values, so that the two readings cannot agree on something wrong."""
+    got = scanned(READ["relative"] + READ["type checking"])
+    assert got is not None
+    assert [(i.target, i.alias, i.source, i.line, i.column, i.type_only) for i in got][:6] == [
+        ("pkg.sub.a", "a", "pkg.sub", 1, 1, False),
+        ("pkg.b.c", "c", "pkg.b", 2, 1, False),
+        ("pkg.b.c", "c", "pkg.b", 3, 1, False),
+        ("pkg.sub.d", "d", "pkg.sub", 4, 1, False),
+        ("x", None, "x", 5, 1, False),
+        ("typing.TYPE_CHECKING", "TYPE_CHECKING", "typing", 6, 1, False),
+    ]
+    assert got[5].wildcard is False and scanned("from ...x import *")[0].wildcard  # type: ignore[index]
+    typed = [(i.target, i.type_only) for i in got[6:]]
+    assert typed == [("a", True), ("b.c", True), ("d", False), ("e", False)]
+
+
+def test_a_file_that_does_not_parse_keeps_its_imports_as_an_imports_only_read_gives_them() -> None:
+    """The full analysis of a broken file keeps what its lines say about the dependency map, with its
+    error, so that an imports-only check and a full map of a half-edited tree agree."""
+    text = "import os\nfrom . import sibling\n\ndef broken(:\n    pass\n"
+    full = analyze_python("pkg/mod.py", text, "pkg.mod")
+    light = analyze_python("pkg/mod.py", text, "pkg.mod", imports_only=True)
+    assert full.error == "syntax error: invalid syntax" and full.error_line == 4
+    assert [i.target for i in full.imports] == ["os", "pkg.sibling"] == [i.target for i in light.imports]
+    assert full.types == [] and full.callables == []
+
+
+def python_files(root: Path) -> list[Path]:
+    return sorted(p for p in root.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def corpus() -> list[Path]:
+    """Every Python file of the fixture trees and of the standard library (every second one: about 900)."""
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    files = [p for p in python_files(stdlib) if "site-packages" not in p.parts]
+    return python_files(ROOT / "fixtures") + files[::2]
+
+
+def test_the_scan_reads_real_code_as_the_parser_does() -> None:
+    files = corpus()
+    assert len(files) > 900
+    read = declined = 0
+    wrong: list[str] = []
+    for path in files:
+        try:
+            text = path.read_text(encoding="utf-8")
+            want = parsed(text, "real.mod")
+        except (SyntaxError, ValueError, UnicodeDecodeError):
+            continue  # a file Python does not read (the standard library's tests of bad syntax)
+        got = scanned(text, "real.mod")
+        if got is None:
+            declined += 1
+        elif got != want:
+            wrong.append(os.fspath(path))
+        else:
+            read += 1
+    assert wrong == []
+    assert declined < read / 20, (read, declined)  # most files are read without a parse
+
+
+FRAGMENTS = [
+    "import a",
+    "import a.b as c, d",
+    "from a import b",
+    "from . import (b,\n    c as d)",
+    "from .a import *",
+    "x = 'import e'",
+    'y = """\nimport f\n"""',
+    "# import g",
+    "if x: import h",
+    "z = f'{x}' # from i import j",
+    "def f():\n    import k\n    return 1",
+    "if TYPE_CHECKING:\n    import l",
+    "if TYPE_CHECKING:\n    import m\nelse:\n    import n",
+    "try:\n    import o\nexcept ImportError:\n    o = None",
+    "w = (1,\n     2)",
+    "import p; q = 1",
+    "v = 'it\\'s'; from r import s",
+    "class C:\n    from t import u",
+    "import \\\n    v",
+    "u = r'\\'  # import w'",
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(FRAGMENTS), max_size=12),
+    st.lists(st.sampled_from(["\n", "\n\n", "\r\n"]), min_size=12, max_size=12),
+)
+def test_any_program_of_these_pieces_reads_as_the_parser_reads_it(pieces: list[str], ends: list[str]) -> None:
+    text = "".join(p + e for p, e in zip(pieces, ends, strict=False))
+    try:
+        want = parsed(text)
+    except SyntaxError:
+        import_statements(text)  # a program that does not parse: the scan still answers
+        return
+    got = scanned(text)
+    assert got is None or got == want
+    if "TYPE_CHECKING" not in text:
+        assert got is not None
