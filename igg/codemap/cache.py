@@ -105,11 +105,15 @@ class FactsCache:
         return facts if isinstance(facts, FileFacts) else None
 
     def put_many(self, items: Iterable[tuple[str, FileFacts]]) -> None:
+        # declared: NULL where the facts have no bodies to leave out (imports alone, a file without
+        # functions), which ``get_many`` reads as the data
         rows = [
             (
                 k,
                 pickle.dumps(f, protocol=pickle.HIGHEST_PROTOCOL),
-                pickle.dumps(without_bodies(f), protocol=pickle.HIGHEST_PROTOCOL),
+                pickle.dumps(without_bodies(f), protocol=pickle.HIGHEST_PROTOCOL)
+                if any(c.calls or c.instantiates for c in f.callables)
+                else None,
             )
             for k, f in items
         ]

@@ -21,7 +21,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
-from pathlib import Path, PurePath
+from pathlib import Path
 
 from igg.codemap import language as languages
 from igg.codemap.cache import content_hash
@@ -134,12 +134,13 @@ class _Ignore:
         return self.spec.check_file(rel + "/" if is_dir else rel).include
 
 
-def _read_ignore(path: Path, base: str, source: str, state: _Walk | None = None) -> _Ignore | None:
+def _read_ignore(path: str | Path, base: str, source: str, state: _Walk | None = None) -> _Ignore | None:
     """The rules of the ignore file at ``path`` (None: there is none, or it is not used); ``state``: the walk
     that notes the file, with the bytes its rules were read from."""
     try:
         st = os.stat(path)
-        data = path.read_bytes()
+        with open(path, "rb") as f:
+            data = f.read()
     except OSError:
         if state is not None:
             state.note(path)
@@ -236,28 +237,31 @@ def walk(
 
 
 def _walk_dir(state: _Walk, root: Path, prefix: str, vendored: frozenset[str]) -> None:
+    # directories as path strings, not Paths: a tree of 2,500 folders (Django's) spent a third of its walk on
+    # Path objects
     result = state.result
-    stack: list[tuple[Path, str, list[_Ignore]]] = [(root, "", [])]
-    _note_dir(state, root / ".git" / "info")
-    exclude = _read_ignore(root / ".git" / "info" / "exclude", "", ".git/info/exclude", state)
+    top = os.path.abspath(root)
+    stack: list[tuple[str, str, list[_Ignore]]] = [(top, "", [])]
+    info = os.path.join(top, ".git", "info")
+    _note_dir(state, info)
+    exclude = _read_ignore(os.path.join(info, "exclude"), "", ".git/info/exclude", state)
     if exclude is not None:
-        stack = [(root, "", [exclude])]
+        stack = [(top, "", [exclude])]
     while stack:
         directory, rel_dir, ignores = stack.pop()
         _note_dir(state, directory)
-        own = None
-        if (directory / ".gitignore").is_file():
-            own = _read_ignore(directory / ".gitignore", rel_dir, rel_dir + ".gitignore", state)
-        active = [*ignores, own] if own is not None else ignores
         try:
             entries = sorted(os.scandir(directory), key=lambda e: e.name)
         except OSError as exc:
-            result.dirs[os.path.abspath(directory)] = -1  # readable later with the same stat (a chmod)
+            result.dirs[directory] = -1  # readable later with the same stat (a chmod)
             result.skipped.append(Skip(prefix + rel_dir or ".", f"unreadable directory ({exc.strerror})"))
             continue
-        where = os.path.abspath(directory)
-        if result.dirs.get(where) == -1:  # too recent for its time to tell: its listing will
-            result.dirs[where] = names_digest(e.name for e in entries)
+        own = None
+        if any(e.name == ".gitignore" and e.is_file() for e in entries):
+            own = _read_ignore(os.path.join(directory, ".gitignore"), rel_dir, rel_dir + ".gitignore", state)
+        active = [*ignores, own] if own is not None else ignores
+        if result.dirs.get(directory) == -1:  # too recent for its time to tell: its listing will
+            result.dirs[directory] = names_digest(e.name for e in entries)
         subdirs = []
         for entry in entries:
             rel = f"{rel_dir}{entry.name}"
@@ -274,24 +278,23 @@ def _walk_dir(state: _Walk, root: Path, prefix: str, vendored: frozenset[str]) -
                         Skip(prefix + rel + ("/" if is_dir else ""), f"gitignored (by {ignored_by})")
                     )
                 continue
+            absolute = entry.path
             if is_dir:
                 if (
                     entry.name in vendored
-                    and not (entry.name in PACKAGE_NAMES_KEPT and state.is_package_dir(entry.path))
-                    or (directory / entry.name / "pyvenv.cfg").exists()
+                    and not (entry.name in PACKAGE_NAMES_KEPT and state.is_package_dir(absolute))
+                    or os.path.exists(os.path.join(absolute, "pyvenv.cfg"))
                 ):
                     if entry.name != ".git":
                         result.skipped.append(
                             Skip(prefix + rel + "/", f"vendored or build directory ({entry.name})")
                         )
                     continue
-                subdirs.append((Path(entry.path), rel + "/", active))
+                subdirs.append((absolute, rel + "/", active))
             elif entry.is_file():
                 if entry.name == ".gitignore":
                     continue
-                # a path string, not a Path: 50,000 files cost a second of Path objects
-                absolute = os.path.join(where, entry.name)
-                _consider_guarded(state, entry.path, prefix + rel, len(prefix), absolute)
+                _consider_guarded(state, absolute, prefix + rel, len(prefix), absolute)
             else:  # a FIFO, socket or device file: never opened (a FIFO would block the read), but listed
                 result.skipped.append(Skip(prefix + rel, "not a regular file (a FIFO, socket or device)"))
         stack.extend(reversed(subdirs))
@@ -303,13 +306,14 @@ def names_digest(names: Iterable[str]) -> str:
     return "names:" + hashlib.sha256("\0".join(sorted(names)).encode("utf-8", "surrogateescape")).hexdigest()
 
 
-def _note_dir(state: _Walk, directory: Path) -> None:
-    """Keep a directory's modification time before it is listed (nothing when it does not exist)."""
+def _note_dir(state: _Walk, directory: str) -> None:
+    """Keep a directory's modification time (``directory``: its absolute path) before it is listed (nothing
+    when it does not exist)."""
     try:
         st = os.stat(directory)
     except OSError:
         return
-    state.result.dirs[os.path.abspath(directory)] = state.mtime(st)
+    state.result.dirs[directory] = state.mtime(st)
 
 
 def _ignored(ignores: list[_Ignore], rel: str, is_dir: bool) -> str | None:
@@ -354,7 +358,9 @@ def _consider(
     result, max_bytes = state.result, state.max_bytes
     name = state.claims(rel)
     if name is None:
-        suffix = PurePath(path).suffix.lower() or "(no suffix)"
+        base = os.path.basename(path)
+        dot = base.rfind(".")
+        suffix = base[dot:].lower() if 0 < dot < len(base) - 1 else "(no suffix)"  # as PurePath.suffix
         result.other[suffix] += 1
         return
     generated = _generated_by_name(rel, name)

@@ -119,6 +119,12 @@ def _parse_batch(batch: Sequence[SourceFile], named: bool = False, reads: Reads 
         out = [analyze(s, reads=reads) for s in batch]
         if named:
             for f in out:
+                if (
+                    reads == "imports"
+                    and f.language in languages.names()
+                    and languages.get(f.language).lighter_imports
+                ):
+                    continue  # kept under keys of their own (``FactsCache.key``), which --update never reads
                 try:
                     f.names = mentioned_names(f)
                 except (Exception, RecursionError):  # noqa: BLE001 - without names, --update links every file

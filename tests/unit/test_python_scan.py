@@ -72,6 +72,9 @@ READ = {
     "another type checking": "if other.TYPE_CHECKING:\n    import a\nX = 1\n",
     "type checking in a docstring": '"""\nif TYPE_CHECKING:\n    x = 1\n"""\nimport a\n',
     "no imports": "x = 1\n",
+    "the last import in a string": 'import a\nx = """\nimport b\n"""\n',
+    "the last import a longer name": "import a\nx = importlib\n",
+    "the last import a keyword's end": "x = 1\nimport a",
 }
 
 DECLINED = {

@@ -223,18 +223,19 @@ class DiskNamer:
 
 
 IMPORT_LINE = re.compile(
-    r"^[ \t]*(?:from[ \t]+([\w.]+)[ \t]+import[ \t]+\(?[ \t]*([\w \t,]*)"
-    r"|import[ \t]+([\w.]+(?:[ \t]*,[ \t]*[\w.]+)*))",
-    re.MULTILINE,
+    r"\n[ \t]*(?:from[ \t]+([\w.]+)[ \t]+import[ \t]+\(?[ \t]*([\w \t,]*)"
+    r"|import[ \t]+([\w.]+(?:[ \t]*,[ \t]*[\w.]+)*))"
 )
-"""An import statement's module names (absolute ones: relative names start with a dot and are left out)."""
+"""An import statement's module names (absolute ones: relative names start with a dot and are left out), at
+the start of a line of a text read with a newline before it (a pattern that starts with one character is
+searched for in C, where ``^`` in multi-line mode tries every position)."""
 
 
 def imported_modules(text: str) -> list[str]:
     """The absolute names the import statements of ``text`` name, read from their lines: ``import a.b`` and
     ``from a import b`` give ``a.b`` (and ``a``: ``b`` may be a module or a name in ``a``)."""
     out: list[str] = []
-    for m in IMPORT_LINE.finditer(text):
+    for m in IMPORT_LINE.finditer("\n" + text):
         source = m.group(1)
         if source is None:
             out.extend(n.strip().split(" ")[0] for n in m.group(3).split(","))

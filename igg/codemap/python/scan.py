@@ -99,17 +99,31 @@ def import_statements(text: str) -> list[ImportStatement] | None:
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     text = "\n" + text  # offsets below are one past the text's
+    # every import statement holds the word: tokens after its last one cannot matter (two thirds of them, in
+    # Django); one character more lets the keyword's end be seen
+    found = _read(text, min(len(text), text.rfind("import") + 7))
+    if found is _OPEN:  # a string the end cut, or one that never closes
+        found = _read(text, len(text))
+    return None if found is _OPEN else found  # type: ignore[return-value]
+
+
+_OPEN = None, "a string left open"
+
+
+def _read(text: str, endpos: int) -> list[ImportStatement] | None | tuple[None, str]:
+    """``import_statements`` of ``text`` (read with a newline before it), its tokens read up to ``endpos``;
+    ``_OPEN`` when a quote opens no string before it."""
     checking = "TYPE_CHECKING" in text
     typed: set[int] = set()  # where the statements under `if TYPE_CHECKING:` start
     lines_typed: list[tuple[int, int]] = []  # the rest of each line `if TYPE_CHECKING: import a; ...`
     out: list[ImportStatement] = []
     consumed = 0  # where the last statement read ends: keywords before it belong to it
     line, line_at = 0, 0  # the line number of offset line_at
-    for m in (_TOKENS_CHECKING if checking else _TOKENS).finditer(text):
+    for m in (_TOKENS_CHECKING if checking else _TOKENS).finditer(text, 0, endpos):
         group = m.lastindex
         if group is None:
             if m.end() - m.start() == 1 and text[m.start()] in "'\"":
-                return None  # a string that never closes: the file does not lex
+                return _OPEN
             continue
         if group == 5:
             if not _checking_block(text, m, typed, lines_typed):
@@ -226,7 +240,9 @@ _ONE_DOTTED = re.compile(_ALIASED)
 
 
 def _dotted(name: str) -> str:
-    return ".".join(_plain(p.strip()) or "" for p in name.split("."))
+    """A dotted name as Python's parser keeps it: without the blanks around its dots, each part ``_plain``."""
+    name = "".join(name.split())
+    return name if name.isascii() else ".".join(_plain(p) or "" for p in name.split("."))
 
 
 def _plain(name: str | None) -> str | None:
@@ -236,9 +252,14 @@ def _plain(name: str | None) -> str | None:
     return unicodedata.normalize("NFKC", name)
 
 
+_KEYWORDS = frozenset(keyword.kwlist)
+
+
 def _ok(name: str) -> bool:
-    """Every part of dotted ``name`` an identifier and none a keyword."""
-    return all(p.isidentifier() and not keyword.iskeyword(p) for p in name.split("."))
+    """Every part of dotted ``name`` an identifier and none a keyword (an ASCII part the patterns matched is
+    an identifier)."""
+    parts = name.split(".")
+    return _KEYWORDS.isdisjoint(parts) and (name.isascii() or all(p.isidentifier() for p in parts))
 
 
 __all__ = ["ImportStatement", "import_statements"]
