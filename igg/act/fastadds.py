@@ -255,13 +255,16 @@ class Adds:
             return verdict if grounded is None else warned(verdict, grounded)
         return None
 
-    def planned_node(self, label: str, props: dict[str, Any], index: int) -> Verdict | None:
+    def planned_node(self, label: str, props: dict[str, Any], index: int | None) -> Verdict | str | None:
         """A planned difference's added node (``igg.act.difference``: no guard, no evidence, no provenance of
         its own) accepted and applied, or None. The graph keeps ``props`` itself (the difference's own: a map
-        of 50,000 files would hold each element's properties twice while it applies)."""
+        of 50,000 files would hold each element's properties twice while it applies). ``index`` None: the
+        node's id instead of its verdict (a caller that keeps no accepted verdict)."""
         if not self.node_fits(label, props):
             return None
         nid = self.state.add_node(label, props, adopt=True)
+        if index is None:
+            return nid
         return Verdict(index, "ADD_NODE", True, None, f"added {self.describe(nid)} as {nid}", nid)
 
     def grounded(self, item: AddNode | AddEdge) -> Grounded | Rejection | None:
@@ -319,13 +322,16 @@ class Adds:
         return verdict if grounded is None else warned(verdict, grounded)
 
     def planned_edge(
-        self, label: str, props: dict[str, Any], source: str, target: str, index: int
-    ) -> Verdict | None:
+        self, label: str, props: dict[str, Any], source: str, target: str, index: int | None
+    ) -> Verdict | str | None:
         """A planned difference's added edge between existing nodes (no evidence, no provenance of its own)
-        accepted and applied, or None; the graph keeps ``props`` itself, as ``planned_node``'s."""
+        accepted and applied, or None; the graph keeps ``props`` itself, and ``index`` None asks for the
+        edge's id, as ``planned_node``'s."""
         if not self.edge_type_fits(label, props) or not self.ends_fit(label, source, target):
             return None
         eid = self.state.add_edge(source, label, target, props, adopt=True)
+        if index is None:
+            return eid
         return Verdict(index, "ADD_EDGE", True, None, f"added {label} edge {eid} ({source} -> {target})", eid)
 
     def pattern_allows(self, label: str, source: str, target: str) -> bool:

@@ -10,10 +10,15 @@ the statements ``ast`` gives, in source order, with the same lines and columns: 
 (``tests/unit/test_python_scan.py``) pins it to ``ast`` on every Python file of the fixture trees, of real
 projects and of the standard library.
 
-It returns ``None`` for what it does not read exactly, and the caller parses the file instead: a file that
-names ``TYPE_CHECKING`` (its imports under ``if TYPE_CHECKING:`` are the type checker's, which takes the
-statements' nesting), a string left open, a NUL character, an import statement that does not read as one,
-and on Python 3.12 and later a file with f-strings (their replacement fields may then hold quotes).
+The imports in the body of an ``if TYPE_CHECKING:`` (or ``typing.TYPE_CHECKING``, as ``analyze`` tells them)
+are marked as the type checker's: the body is read by its indentation when it holds nothing but import
+statements, blank lines and comments. Only the tokens up to the text's last ``import`` are read: every import
+statement holds that word.
+
+It returns ``None`` for what it does not read exactly, and the caller parses the file instead: a header that
+names ``TYPE_CHECKING`` in another way (``if not TYPE_CHECKING:``) or whose body holds more than imports, a
+string left open, a NUL character, an import statement that does not read as one, and on Python 3.12 and
+later a file with f-strings (their replacement fields may then hold quotes).
 """
 
 from __future__ import annotations
