@@ -71,6 +71,23 @@ READ = {
     "type checking, nested": "def f():\n    if (TYPE_CHECKING):  # why\n        import a\n    import b\n",
     "another type checking": "if other.TYPE_CHECKING:\n    import a\nX = 1\n",
     "type checking in a docstring": '"""\nif TYPE_CHECKING:\n    x = 1\n"""\nimport a\n',
+    "type checking with code": (
+        "if TYPE_CHECKING:\n    import a\n    X = a.B\n    class C:\n        import b\nimport c\n"
+    ),
+    "type checking, or": "if TYPE_CHECKING or x:\n    import a\n",
+    "type checking, not": "if not TYPE_CHECKING:\n    import a\nelse:\n    import b\n",
+    "type checking, dedented past the header": (
+        "class A:\n    def f(self):\n        if TYPE_CHECKING:\n            import a\n    def g(self):\n"
+        "        import b\nimport c\n"
+    ),
+    "type checking, lines that start inside a string or brackets": (
+        "if TYPE_CHECKING:\n    X = '''\nimport a\n'''\n    from b import (\nc)\n    import d\nimport e\n"
+    ),
+    "type checking, a header over lines": (
+        "if (\n    typing . TYPE_CHECKING  # why\n):\n    import a\nimport b\n"
+    ),
+    "type checking at the end": "import a\nif TYPE_CHECKING:\n    import b",
+    "type checking, pass": "if TYPE_CHECKING:\n    pass\nelse:\n    import a\n",
     "no imports": "x = 1\n",
     "the last import in a string": 'import a\nx = """\nimport b\n"""\n',
     "the last import a longer name": "import a\nx = importlib\n",
@@ -82,9 +99,6 @@ DECLINED = {
     "a NUL": "import a\x00\n",
     "a keyword as a name": "import class\n",
     "not a statement": "import a b\n",
-    "type checking with code": "if TYPE_CHECKING:\n    import a\n    X = a.B\n",
-    "type checking, or": "if TYPE_CHECKING or x:\n    import a\n",
-    "type checking, not": "if not TYPE_CHECKING:\n    import a\n",
 }
 
 
@@ -159,7 +173,7 @@ def test_the_scan_reads_real_code_as_the_parser_does() -> None:
         else:
             read += 1
     assert wrong == []
-    assert declined < read / 20, (read, declined)  # most files are read without a parse
+    assert declined < read / 100, (read, declined)  # files are read without a parse
 
 
 FRAGMENTS = [

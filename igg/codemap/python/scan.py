@@ -11,22 +11,25 @@ the statements ``ast`` gives, in source order, with the same lines and columns: 
 projects and of the standard library.
 
 The imports in the body of an ``if TYPE_CHECKING:`` (or ``typing.TYPE_CHECKING``, as ``analyze`` tells them)
-are marked as the type checker's: the body is read by its indentation when it holds nothing but import
-statements, blank lines and comments. Only the tokens up to the text's last ``import`` are read: every import
-statement holds that word.
+are marked as the type checker's: that header and its body are read by Python's own tokenizer (``tokenize``,
+from the header's line as far as the body goes: where the first logical line as shallow as the header
+starts). Only the tokens up to the text's last ``import`` are read: every import statement holds that word.
 
-It returns ``None`` for what it does not read exactly, and the caller parses the file instead: a header that
-names ``TYPE_CHECKING`` in another way (``if not TYPE_CHECKING:``) or whose body holds more than imports, a
-string left open, a NUL character, an import statement that does not read as one, and on Python 3.12 and
-later a file with f-strings (their replacement fields may then hold quotes).
+It returns ``None`` for what it does not read exactly, and the caller parses the file instead: a string left
+open, a NUL character, an import statement that does not read as one, a ``TYPE_CHECKING`` body the tokenizer
+cannot read, and on Python 3.12 and later a file with f-strings (their replacement fields may then hold
+quotes).
 """
 
 from __future__ import annotations
 
+import io
 import keyword
 import re
 import sys
+import tokenize
 import unicodedata
+from collections.abc import Callable, Iterator
 from typing import Literal, NamedTuple
 
 _TOKEN_PATTERN = r"""
@@ -48,12 +51,10 @@ character, so the regular expression engine skips to the next of them (``#"';:``
 _TOKENS = re.compile(_TOKEN_PATTERN, re.VERBOSE | re.DOTALL)
 _TOKENS_CHECKING = re.compile(_TOKEN_PATTERN + r"| \n([ \t\f]*)((?:el)?if)(?![\w])", re.VERBOSE | re.DOTALL)
 """``_TOKENS`` and the ``if`` and ``elif`` that start a line (a file that names ``TYPE_CHECKING``)."""
-_HEADER = re.compile(r"[ \t\f(]*((?:\w+[ \t\f]*\.[ \t\f]*)*TYPE_CHECKING)[ \t\f)]*:[ \t\f]*(.*)")
 _CHECKING = frozenset(
     {"TYPE_CHECKING", "typing.TYPE_CHECKING", "typing_extensions.TYPE_CHECKING", "t.TYPE_CHECKING"}
 )
 """The tests of an ``if`` whose body only type checkers run (``analyze._TYPE_CHECKING``)."""
-_KEYWORD = re.compile(r"(import|from)(?![\w])")
 
 _SPACE = r"(?:[ \t\f]|\\\n)"
 _STATEMENT = re.compile(
@@ -119,8 +120,7 @@ def _read(text: str, endpos: int) -> list[ImportStatement] | None | tuple[None, 
     """``import_statements`` of ``text`` (read with a newline before it), its tokens read up to ``endpos``;
     ``_OPEN`` when a quote opens no string before it."""
     checking = "TYPE_CHECKING" in text
-    typed: set[int] = set()  # where the statements under `if TYPE_CHECKING:` start
-    lines_typed: list[tuple[int, int]] = []  # the rest of each line `if TYPE_CHECKING: import a; ...`
+    typed: list[tuple[int, int]] = []  # the bodies of `if TYPE_CHECKING:`
     out: list[ImportStatement] = []
     consumed = 0  # where the last statement read ends: keywords before it belong to it
     line, line_at = 0, 0  # the line number of offset line_at
@@ -131,7 +131,7 @@ def _read(text: str, endpos: int) -> list[ImportStatement] | None | tuple[None, 
                 return _OPEN
             continue
         if group == 5:
-            if not _checking_block(text, m, typed, lines_typed):
+            if not _checking_block(text, m, typed):
                 return None
             continue
         at = m.start(group)
@@ -143,7 +143,7 @@ def _read(text: str, endpos: int) -> list[ImportStatement] | None | tuple[None, 
         line += text.count("\n", line_at, at)
         line_at = at
         column = at - text.rfind("\n", 0, at) - 1
-        type_only = at in typed or any(a <= at < b for a, b in lines_typed)
+        type_only = any(a <= at < b for a, b in typed)
         statement = _statement(word, body, line, column, type_only)
         if statement is None:
             if word == "import":
@@ -156,46 +156,93 @@ def _read(text: str, endpos: int) -> list[ImportStatement] | None | tuple[None, 
     return out
 
 
-def _checking_block(text: str, m: re.Match[str], typed: set[int], lines_typed: list[tuple[int, int]]) -> bool:
-    """Read the ``if``/``elif`` header ``m`` (``_TOKENS_CHECKING``'s): for ``if TYPE_CHECKING:``, note where
-    the statements of its body start (in ``typed``) or the rest of its line (``lines_typed``, a body on the
-    header's line). False when it cannot tell exactly: a header naming ``TYPE_CHECKING`` that is not one, or a
-    body that is not import statements alone (with blank lines and comments)."""
-    header_end = text.find("\n", m.end())
-    header_end = len(text) if header_end < 0 else header_end
-    rest = text[m.end() : header_end]
-    if "TYPE_CHECKING" not in rest:
+def _checking_block(text: str, m: re.Match[str], typed: list[tuple[int, int]]) -> bool:
+    """Read the ``if``/``elif`` header ``m`` (``_TOKENS_CHECKING``'s): for ``if TYPE_CHECKING:`` (a test
+    ``analyze`` tells as one), note where its body starts and ends in ``typed``. Its tokens are Python's own
+    (``tokenize``, from the header's line on, as far as the body goes). False when they cannot be read."""
+    colon = text.find(":", m.end())  # a test that is a dotted name holds none
+    if "TYPE_CHECKING" not in text[m.end() : len(text) if colon < 0 else colon]:
         return True  # another `if`
-    h = _HEADER.fullmatch(rest)
-    if h is None or "\\" in rest:
+    start = m.start() + 1
+    lines = [start]  # where each line of the tokens' text starts, as they come
+    tokens = tokenize.generate_tokens(io.StringIO(text[start:]).readline)
+
+    def offset(row: int, col: int) -> int:
+        while len(lines) < row:
+            lines.append(text.index("\n", lines[-1]) + 1)
+        return lines[row - 1] + col
+
+    try:
+        test = _test(tokens)
+        if test is None or "".join(test) not in _CHECKING:
+            return True  # `if not TYPE_CHECKING:` is an `if` as any other
+        return _body(tokens, _width(m.group(4)), offset, typed, text)
+    except (tokenize.TokenError, SyntaxError, StopIteration):
         return False
-    if "".join(h.group(1).split()) not in _CHECKING:
-        return True  # `if other.TYPE_CHECKING:` is an `if` as any other
-    if h.group(2) and not h.group(2).startswith("#"):
-        lines_typed.append((m.end() + h.start(2), header_end))
-        return True
-    indent = _width(m.group(4))
-    at = header_end + 1
-    while at < len(text):
-        eol = text.find("\n", at)
-        eol = len(text) if eol < 0 else eol
-        stripped = text[at:eol].lstrip(" \t\f")
-        if not stripped or stripped[0] == "#":
-            at = eol + 1
+
+
+def _test(tokens: Iterator[tokenize.TokenInfo]) -> list[str] | None:
+    """The parts of a header's test when it is a dotted name (parentheses and line breaks aside), its tokens
+    read up to its colon; None when it is something else."""
+    parts: list[str] = []
+    for tok in tokens:
+        if tok.type in _SKIPPED or tok.type == tokenize.INDENT or tok.string in ("if", "elif") and not parts:
             continue
-        start = eol - len(stripped)
-        if _width(text[at:start]) <= indent:
-            return True  # the first statement after the body
-        k = _KEYWORD.match(text, start)
-        if k is None:
+        if tok.type == tokenize.OP and tok.string in ("(", ")"):
+            continue
+        if tok.type == tokenize.OP and tok.string == ":":
+            return parts
+        if tok.type == tokenize.NAME or tok.type == tokenize.OP and tok.string == ".":
+            parts.append(tok.string)
+            continue
+        return None
+    return None
+
+
+def _body(
+    tokens: Iterator[tokenize.TokenInfo],
+    indent: int,
+    offset: Callable[[int, int], int],
+    typed: list[tuple[int, int]],
+    text: str,
+) -> bool:
+    """Note in ``typed`` the body after a header's colon: the rest of the line, or the lines after it whose
+    logical lines start deeper than the header (``indent``)."""
+    first = next(tokens)
+    while first.type == tokenize.COMMENT:
+        first = next(tokens)
+    if first.type != tokenize.NEWLINE:  # `if TYPE_CHECKING: import a; import b`
+        begin = offset(*first.start)
+        for tok in tokens:
+            if tok.type == tokenize.NEWLINE or tok.type == tokenize.ENDMARKER:
+                typed.append((begin, offset(*tok.end)))
+                return True
+        return False
+    begin, line_start = offset(*first.end), True
+    try:
+        for tok in tokens:
+            if tok.type == tokenize.ENDMARKER:
+                typed.append((begin, len(text)))
+                return True
+            if tok.type == tokenize.NEWLINE:
+                line_start = True
+                continue
+            if tok.type in _SKIPPED or tok.type in (tokenize.INDENT, tokenize.DEDENT) or not line_start:
+                continue
+            line_start = False
+            at = offset(tok.start[0], 0)
+            if _width(text[at : at + tok.start[1]]) <= indent:
+                typed.append((begin, at))
+                return True
+    except IndentationError as exc:  # a line dedented past the header, to a level before the tokens began
+        if exc.lineno is None:
             return False
-        end = _statement_end(text, k.end())
-        if end < len(text) and text[end] not in "\n#":
-            return False
-        typed.add(start)
-        eol = text.find("\n", end)
-        at = len(text) if eol < 0 else eol + 1
-    return True
+        typed.append((begin, offset(exc.lineno, 0)))
+        return True
+    return False
+
+
+_SKIPPED = (tokenize.NL, tokenize.COMMENT)
 
 
 def _statement_end(text: str, at: int) -> int:
