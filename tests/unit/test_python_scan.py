@@ -185,34 +185,66 @@ FRAGMENTS = [
     "x = 'import e'",
     'y = """\nimport f\n"""',
     "# import g",
-    "if x: import h",
-    "z = f'{x}' # from i import j",
-    "def f():\n    import k\n    return 1",
-    "if TYPE_CHECKING:\n    import l",
-    "if TYPE_CHECKING:\n    import m\nelse:\n    import n",
-    "try:\n    import o\nexcept ImportError:\n    o = None",
-    "w = (1,\n     2)",
+    "z = f'{x!r:>{w}}' # from i import j",
     "import p; q = 1",
     "v = 'it\\'s'; from r import s",
-    "class C:\n    from t import u",
     "import \\\n    v",
     "u = r'\\'  # import w'",
+    "d = {k: from_ for k in x}",
+    "g = (lambda: importer)",
+    "t = b'''\nfrom x import y'''",
+    "x = (yield\n     from gen)",
+    "raise E \\\n    from e",
+    "w = [1,\n# import c\n2]",
+    "pass",
+    "if x: import h",
+    "s = '#'; import q",
+    "n = 1 if TYPE_CHECKING else 2",
+    "from typing import TYPE_CHECKING",
+]
+HEADERS = [
+    ("if TYPE_CHECKING:", ""),
+    ("if typing.TYPE_CHECKING:  # types", "else:\n    import yy"),
+    ("if not TYPE_CHECKING:", ""),
+    ("if x:", "elif TYPE_CHECKING:\n    import ee"),
+    ("def f():", ""),
+    ("class C:", ""),
+    ("try:", "except ImportError:\n    import zz"),
+    ("with x:", ""),
 ]
 
 
-@settings(max_examples=300, deadline=None)
-@given(
-    st.lists(st.sampled_from(FRAGMENTS), max_size=12),
-    st.lists(st.sampled_from(["\n", "\n\n", "\r\n"]), min_size=12, max_size=12),
+def _indented(text: str) -> str:
+    return "\n".join("    " + line if line else line for line in text.split("\n"))
+
+
+def _render(item: object) -> str:
+    if isinstance(item, str):
+        return item
+    (head, tail), body = item  # type: ignore[misc]
+    inner = "\n".join(_render(i) for i in body) or "pass"
+    return f"{head}\n{_indented(inner)}" + (f"\n{tail}" if tail else "")
+
+
+PROGRAMS = st.lists(
+    st.recursive(
+        st.sampled_from(FRAGMENTS),
+        lambda items: st.tuples(st.sampled_from(HEADERS), st.lists(items, min_size=1, max_size=4)),
+        max_leaves=12,
+    ),
+    max_size=8,
 )
-def test_any_program_of_these_pieces_reads_as_the_parser_reads_it(pieces: list[str], ends: list[str]) -> None:
-    text = "".join(p + e for p, e in zip(pieces, ends, strict=False))
+
+
+@settings(max_examples=400, deadline=None)
+@given(PROGRAMS, st.sampled_from(["\n", "\r\n"]))
+def test_any_program_of_these_pieces_reads_as_the_parser_reads_it(program: list[object], end: str) -> None:
+    text = "\n".join(_render(i) for i in program).replace("\n", end) + end
     try:
         want = parsed(text)
     except SyntaxError:
         import_statements(text)  # a program that does not parse: the scan still answers
         return
     got = scanned(text)
-    assert got is None or got == want
-    if "TYPE_CHECKING" not in text:
-        assert got is not None
+    assert got is not None
+    assert got == want
