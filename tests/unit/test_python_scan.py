@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from igg.codemap.columns import Columns
 from igg.codemap.facts import ImportRef
-from igg.codemap.python.analyze import _Analyzer, analyze_python, scanned_imports
+from igg.codemap.python.analyze import _Analyzer, analyze_python, import_refs, scanned_imports
 from igg.codemap.python.scan import import_statements
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -28,9 +28,16 @@ def parsed(text: str, module: str = "pkg.sub.mod") -> list[ImportRef]:
     return _Analyzer("pkg/sub/mod.py", ast.parse(text), Columns(text), module).imports().imports
 
 
-def scanned(text: str, module: str = "pkg.sub.mod") -> list[ImportRef] | None:
-    facts = scanned_imports("pkg/sub/mod.py", text, module)
-    return None if facts is None else facts.imports
+def scanned(text: str, module: str = "pkg.sub.mod", *, nested: bool | None = None) -> list[ImportRef] | None:
+    """The imports the scan reads of ``text`` (``nested``: read its f-strings as Python 3.12 reads them, or
+    not; by default as the running Python does)."""
+    if nested is None:
+        facts = scanned_imports("pkg/sub/mod.py", text, module)
+        return None if facts is None else facts.imports
+    statements = import_statements(text, nested_quotes=nested)
+    if statements is None:
+        return None
+    return [r for s in statements for r in import_refs(s, module.rpartition(".")[0])]
 
 
 READ = {
@@ -154,7 +161,10 @@ def corpus() -> list[Path]:
     return python_files(ROOT / "fixtures") + files[::2]
 
 
-def test_the_scan_reads_real_code_as_the_parser_does() -> None:
+@pytest.mark.parametrize("nested", [False, True], ids=["3.11 f-strings", "3.12 f-strings"])
+def test_the_scan_reads_real_code_as_the_parser_does(nested: bool) -> None:
+    """Read as Python 3.11 lexes f-strings and as 3.12 does (a field may hold the string's own quotes: the
+    scan then declines the f-strings whose fields it cannot tell close), the same imports as the parser's."""
     files = corpus()
     assert len(files) > 900
     read = declined = 0
@@ -165,7 +175,7 @@ def test_the_scan_reads_real_code_as_the_parser_does() -> None:
             want = parsed(text, "real.mod")
         except (SyntaxError, ValueError, UnicodeDecodeError):
             continue  # a file Python does not read (the standard library's tests of bad syntax)
-        got = scanned(text, "real.mod")
+        got = scanned(text, "real.mod", nested=nested)
         if got is None:
             declined += 1
         elif got != want:
@@ -174,6 +184,30 @@ def test_the_scan_reads_real_code_as_the_parser_does() -> None:
             read += 1
     assert wrong == []
     assert declined < read / 100, (read, declined)  # files are read without a parse
+
+
+NESTED = {
+    "a field with the string's quotes": 'x = f"{d["k"]}"\nimport a\n',
+    "a comment's mark in them": 'x = f"{d["#"]}"; import b\nimport c\n',
+    "an f-string in a field": 'x = f"{f"{1}"}"\nimport a\n',
+    "a field over lines": 'x = f"{1 +\n 2}"\nimport a\n',
+    "a comment in a field": 'x = f"""{x\n  # comment """\n}"""\nimport a\n',
+    "literal braces, then a dict with quotes": 'x = f"}}{ {"a": 1}["a"] }"; import q\nimport r\n',
+}
+
+
+@pytest.mark.parametrize("name", sorted(NESTED))
+def test_an_f_string_python_3_12_reads_on_past_its_quote_is_declined(name: str) -> None:
+    """Python 3.12's f-strings (PEP 701), which 3.11 does not parse: where the string's own quote stands in a
+    field, the scan cannot tell where the string ends, and declines (``ast`` of 3.12 reads the file then;
+    the same cases were checked against it, and the standard libraries of 3.12 and 3.13 read as it reads
+    them)."""
+    assert import_statements(NESTED[name], nested_quotes=True) is None
+
+
+def test_f_strings_that_close_are_read_either_way() -> None:
+    text = "x = f'{x!r:>{w}}' ; import a\ny = f'}}{ {1: 2}[1] }' ; import b\nz = rf'\\d{{2}}{q}'\nimport c\n"
+    assert scanned(text, nested=True) == scanned(text, nested=False) == parsed(text)
 
 
 FRAGMENTS = [

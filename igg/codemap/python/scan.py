@@ -17,8 +17,8 @@ starts). Only the tokens up to the text's last ``import`` are read: every import
 
 It returns ``None`` for what it does not read exactly, and the caller parses the file instead: a string left
 open, a NUL character, an import statement that does not read as one, a ``TYPE_CHECKING`` body the tokenizer
-cannot read, and on Python 3.12 and later a file with f-strings (their replacement fields may then hold
-quotes).
+cannot read, and on Python 3.12 and later an f-string whose replacement fields hold its own quotes (PEP 701:
+where a field does not close inside the string as 3.11 delimits it, ``_fields_close``).
 """
 
 from __future__ import annotations
@@ -78,7 +78,9 @@ _FROM_NAMES = re.compile(
 )
 _ONE = re.compile(rf"({_NAME})(?:\s+as\s+({_NAME}))?")
 _COMMENT = re.compile(r"#[^\n]*")
-_F_STRING = re.compile(r"(?<![\w])[rRbB]?[fF][rR]?['\"]")
+NESTED_QUOTES = sys.version_info >= (3, 12)
+"""Whether an f-string's replacement fields may hold its own quotes, comments and line breaks (PEP 701, Python
+3.12): the running Python's grammar, which ``ast`` follows."""
 
 
 class ImportStatement(NamedTuple):
@@ -95,30 +97,33 @@ class ImportStatement(NamedTuple):
     """Under ``if TYPE_CHECKING:``."""
 
 
-def import_statements(text: str) -> list[ImportStatement] | None:
+def import_statements(text: str, *, nested_quotes: bool = NESTED_QUOTES) -> list[ImportStatement] | None:
     """The import statements of Python ``text`` in source order, or ``None`` when it cannot read them exactly
-    (see the module doc): then the caller parses the file."""
+    (see the module doc): then the caller parses the file. ``nested_quotes``: read f-strings as Python 3.12
+    does (``NESTED_QUOTES``; an f-string whose fields hold its own quotes is then declined)."""
     if "import" not in text:
         return None if "\x00" in text else []
-    if "\x00" in text or (sys.version_info >= (3, 12) and _F_STRING.search(text)):
+    if "\x00" in text:
         return None
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     text = "\n" + text  # offsets below are one past the text's
     # every import statement holds the word: tokens after its last one cannot matter (two thirds of them, in
     # Django); one character more lets the keyword's end be seen
-    found = _read(text, min(len(text), text.rfind("import") + 7))
+    found = _read(text, min(len(text), text.rfind("import") + 7), nested_quotes)
     if found is _OPEN:  # a string the end cut, or one that never closes
-        found = _read(text, len(text))
-    return None if found is _OPEN else found  # type: ignore[return-value]
+        found = _read(text, len(text), nested_quotes)
+    return None if found is _OPEN or found is _NESTED else found  # type: ignore[return-value]
 
 
 _OPEN = None, "a string left open"
+_NESTED = None, "an f-string whose fields hold its own quotes"
 
 
-def _read(text: str, endpos: int) -> list[ImportStatement] | None | tuple[None, str]:
+def _read(text: str, endpos: int, nested_quotes: bool) -> list[ImportStatement] | None | tuple[None, str]:
     """``import_statements`` of ``text`` (read with a newline before it), its tokens read up to ``endpos``;
-    ``_OPEN`` when a quote opens no string before it."""
+    ``_OPEN`` when a quote opens no string before it, ``_NESTED`` when an f-string may go on past the quote
+    that ends it here (``nested_quotes``, ``_fields_close``)."""
     checking = "TYPE_CHECKING" in text
     typed: list[tuple[int, int]] = []  # the bodies of `if TYPE_CHECKING:`
     out: list[ImportStatement] = []
@@ -127,8 +132,12 @@ def _read(text: str, endpos: int) -> list[ImportStatement] | None | tuple[None, 
     for m in (_TOKENS_CHECKING if checking else _TOKENS).finditer(text, 0, endpos):
         group = m.lastindex
         if group is None:
-            if m.end() - m.start() == 1 and text[m.start()] in "'\"":
-                return _OPEN
+            start = m.start()
+            if text[start] in "'\"":
+                if m.end() - start == 1:
+                    return _OPEN
+                if nested_quotes and _f_prefix(text, start) and not _fields_close(text, start, m.end()):
+                    return _NESTED
             continue
         if group == 5:
             if not _checking_block(text, m, typed):
@@ -243,6 +252,51 @@ def _body(
 
 
 _SKIPPED = (tokenize.NL, tokenize.COMMENT)
+
+
+def _f_prefix(text: str, quote: int) -> bool:
+    """Whether the string whose quote is at ``quote`` has an ``f`` among the (at most two) prefix letters
+    before it (a keyword or a name ending in ``f`` before a string counts too: it only costs a check)."""
+    return text[quote - 1] in "fF" or text[quote - 1] in "rR" and text[quote - 2] in "fF"
+
+
+def _fields_close(text: str, start: int, end: int) -> bool:
+    """Whether every replacement field of the f-string ``text[start:end]`` (its quotes as 3.11 delimits it)
+    closes inside it, its brackets and the strings it holds counted: where a field holds the f-string's own
+    quote (Python 3.12), the string ends early, inside a field, and the answer is False. A comment or a line
+    break in a field, or a quote in a format spec, is False too (it cannot be told)."""
+    q = 3 if text.startswith(text[start] * 3, start) else 1
+    body, i, depth, quote = text[start + q : end - q], 0, 0, ""
+    n = len(body)
+    while i < n:
+        c = body[i]
+        if c == "\\":
+            i += 2
+            continue
+        if quote:
+            if body.startswith(quote, i):
+                i, quote = i + len(quote), ""
+                continue
+        elif depth == 0:
+            if c in "{}":
+                if body.startswith(c, i + 1):  # {{ and }}: the characters themselves
+                    i += 2
+                    continue
+                if c == "}":
+                    return False
+                depth = 1
+        elif c in "'\"":
+            quote = c * 3 if body.startswith(c * 3, i) else c
+            i += len(quote)
+            continue
+        elif c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif c == "#" or c == "\n":
+            return False
+        i += 1
+    return depth == 0 and not quote
 
 
 def _statement_end(text: str, at: int) -> int:
