@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import ast
 import os
+import signal
 import sysconfig
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -282,3 +285,45 @@ def test_any_program_of_these_pieces_reads_as_the_parser_reads_it(program: list[
     got = scanned(text)
     assert got is not None
     assert got == want
+
+
+HOSTILE = [
+    "import", "from", " ", "\n", "\t", "(", ")", "#", "\\", "\\\n", '"', "'", '"""', "'''", ";", ":", ".",
+    ",", "*", "as", "a", "b1", "TYPE_CHECKING", "if ", "f", "{", "}", "elif ", "    ",
+]  # fmt: skip
+
+
+@contextmanager
+def finishes_within(seconds: float) -> Iterator[None]:
+    """Fail (not hang) when the block runs past ``seconds``: a liveness bound far above what it takes (well
+    under a millisecond here), not a timing."""
+
+    def expire(signum: int, frame: object) -> None:
+        raise AssertionError(f"still running after {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def test_an_unclosed_parenthesis_over_many_comment_lines_is_declined_at_once() -> None:
+    """Without possessive repetition, the statement's pattern tried every way to split the comments'
+    characters: 5 lines took 2 s, 20 lines minutes."""
+    text = "from a import (\n" + "".join(f"# comment {i} here\n" for i in range(2000)) + "b\n"
+    with finishes_within(10):
+        assert import_statements(text) is None
+        assert import_statements(text, nested_quotes=True) is None
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(HOSTILE), max_size=3000))
+def test_any_text_is_answered(pieces: list[str]) -> None:
+    """Whatever a file holds (a broken one, a hostile one), the scan answers: the statements or None."""
+    with finishes_within(10):
+        for nested in (False, True):
+            found = import_statements("".join(pieces), nested_quotes=nested)
+            assert found is None or all(s.line >= 1 and s.column >= 0 for s in found)

@@ -59,24 +59,26 @@ _CHECKING = frozenset(
 _SPACE = r"(?:[ \t\f]|\\\n)"
 _STATEMENT = re.compile(
     rf"""
-    (?:[^\n\\\#;(]|\\\n)*                   # up to the end of the line, a comment, a ";" or a "("
-    (?:\((?:[^)\#]|\#[^\n]*)*\)             # parenthesised names: lines and comments inside
-       {_SPACE}*)?
+    (?:[^\n\\\#;(]++|\\\n)*+                # up to the end of the line, a comment, a ";" or a "("
+    (?:\((?:[^)\#]++|\#[^\n]*+)*+\)         # parenthesised names: lines and comments inside
+       {_SPACE}*+)?
     """,
     re.VERBOSE,
 )
-"""An import statement after its keyword, up to where it ends."""
+"""An import statement after its keyword, up to where it ends. Every repetition is possessive (as in every
+pattern below): a text that does not match fails at once, where backtracking into a comment's characters
+would try every way to split them (an unclosed parenthesis over 20 comment lines took minutes)."""
 
-_NAME = r"[^\W\d]\w*"
-_DOTTED = rf"{_NAME}(?:\s*\.\s*{_NAME})*"
-_ALIASED = rf"({_DOTTED})(?:\s+as\s+({_NAME}))?"
-_IMPORT = re.compile(rf"\s+{_ALIASED}(?:\s*,\s*{_ALIASED})*\s*")
-_FROM = re.compile(rf"\s*((?:\.\s*)*)({_DOTTED})?\s*import(?![\w])\s*(.*)", re.DOTALL)
+_NAME = r"[^\W\d]\w*+"
+_DOTTED = rf"{_NAME}(?:\s*+\.\s*+{_NAME})*+"
+_ALIASED = rf"({_DOTTED})(?:\s++as\s++({_NAME}))?"
+_IMPORT = re.compile(rf"\s++{_ALIASED}(?:\s*+,\s*+{_ALIASED})*+\s*+")
+_FROM = re.compile(rf"\s*+((?:\.\s*+)*+)({_DOTTED})?\s*+import(?![\w])\s*+(.*)", re.DOTALL)
+_AS = rf"{_NAME}(?:\s++as\s++{_NAME})?"
 _FROM_NAMES = re.compile(
-    rf"(?:\*|\(\s*{_NAME}(?:\s+as\s+{_NAME})?(?:\s*,\s*{_NAME}(?:\s+as\s+{_NAME})?)*\s*,?\s*\)|"
-    rf"{_NAME}(?:\s+as\s+{_NAME})?(?:\s*,\s*{_NAME}(?:\s+as\s+{_NAME})?)*)\s*"
+    rf"(?:\*|\(\s*+{_AS}(?:\s*+,\s*+{_AS})*+\s*+(?:,\s*+)?\)|{_AS}(?:\s*+,\s*+{_AS})*+)\s*+"
 )
-_ONE = re.compile(rf"({_NAME})(?:\s+as\s+({_NAME}))?")
+_ONE = re.compile(rf"({_NAME})(?:\s++as\s++({_NAME}))?")
 _COMMENT = re.compile(r"#[^\n]*")
 NESTED_QUOTES = sys.version_info >= (3, 12)
 """Whether an f-string's replacement fields may hold its own quotes, comments and line breaks (PEP 701, Python
