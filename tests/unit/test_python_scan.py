@@ -327,3 +327,13 @@ def test_any_text_is_answered(pieces: list[str]) -> None:
         for nested in (False, True):
             found = import_statements("".join(pieces), nested_quotes=nested)
             assert found is None or all(s.line >= 1 and s.column >= 0 for s in found)
+
+
+def test_typing_blocks_nested_deep_are_read_once_and_as_the_parser_reads_them() -> None:
+    levels = 90
+    text = "".join("    " * i + f"if TYPE_CHECKING:\n{'    ' * (i + 1)}import m{i}\n" for i in range(levels))
+    text += "import after\n" + "x = 1\n" * 20000
+    with finishes_within(10):
+        got = scanned(text)
+    assert got is not None and got == parsed(text)
+    assert sum(i.type_only for i in got) == levels

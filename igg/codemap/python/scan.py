@@ -142,6 +142,9 @@ def _read(text: str, endpos: int, nested_quotes: bool) -> list[ImportStatement] 
                     return _NESTED
             continue
         if group == 5:
+            if any(a <= m.start() + 1 < b for a, b in typed):
+                continue  # in the body of another: all of it is the type checker's already (and each body
+                # read once: nested ones would read the text under them again, level after level)
             if not _checking_block(text, m, typed):
                 return None
             continue
