@@ -23,6 +23,7 @@ where a field does not close inside the string as 3.11 delimits it, ``_fields_cl
 
 from __future__ import annotations
 
+import bisect
 import io
 import keyword
 import re
@@ -142,7 +143,7 @@ def _read(text: str, endpos: int, nested_quotes: bool) -> list[ImportStatement] 
                     return _NESTED
             continue
         if group == 5:
-            if any(a <= m.start() + 1 < b for a, b in typed):
+            if _within(typed, m.start() + 1):
                 continue  # in the body of another: all of it is the type checker's already (and each body
                 # read once: nested ones would read the text under them again, level after level)
             if not _checking_block(text, m, typed):
@@ -157,7 +158,7 @@ def _read(text: str, endpos: int, nested_quotes: bool) -> list[ImportStatement] 
         line += text.count("\n", line_at, at)
         line_at = at
         column = at - text.rfind("\n", 0, at) - 1
-        type_only = any(a <= at < b for a, b in typed)
+        type_only = _within(typed, at)
         statement = _statement(word, body, line, column, type_only)
         if statement is None:
             if word == "import":
@@ -168,6 +169,13 @@ def _read(text: str, endpos: int, nested_quotes: bool) -> list[ImportStatement] 
         out.append(statement)
         consumed = end
     return out
+
+
+def _within(typed: list[tuple[int, int]], at: int) -> bool:
+    """Whether offset ``at`` is in one of the bodies ``typed`` (apart and in order: a body inside another is
+    not noted)."""
+    i = bisect.bisect_right(typed, (at, sys.maxsize)) - 1
+    return i >= 0 and at < typed[i][1]
 
 
 def _checking_block(text: str, m: re.Match[str], typed: list[tuple[int, int]]) -> bool:
