@@ -182,8 +182,14 @@ def _checking_block(text: str, m: re.Match[str], typed: list[tuple[int, int]]) -
     """Read the ``if``/``elif`` header ``m`` (``_TOKENS_CHECKING``'s): for ``if TYPE_CHECKING:`` (a test
     ``analyze`` tells as one), note where its body starts and ends in ``typed``. Its tokens are Python's own
     (``tokenize``, from the header's line on, as far as the body goes). False when they cannot be read."""
-    colon = text.find(":", m.end())  # a test that is a dotted name holds none
-    if "TYPE_CHECKING" not in text[m.end() : len(text) if colon < 0 else colon]:
+    eol = text.find("\n", m.end())
+    first = text[m.end() : len(text) if eol < 0 else eol]
+    if "TYPE_CHECKING" not in first and not any(c in first for c in "([{\\"):
+        return True  # another `if`, whose test ends on its line
+    # a test that is a dotted name holds no colon; one looked for further than this is left to the tokens (a
+    # search to the end of the text for every `if` would cost their product)
+    colon = text.find(":", m.end(), m.end() + 2000)
+    if colon >= 0 and "TYPE_CHECKING" not in text[m.end() : colon]:
         return True  # another `if`
     start = m.start() + 1
     lines = [start]  # where each line of the tokens' text starts, as they come
