@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import ast
 import os
-import signal
 import sysconfig
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 import pytest
@@ -20,6 +18,7 @@ from hypothesis import strategies as st
 
 from igg.codemap.columns import Columns
 from igg.codemap.facts import ImportRef
+from igg.codemap.guard import time_limit
 from igg.codemap.python.analyze import _Analyzer, analyze_python, import_refs, scanned_imports
 from igg.codemap.python.scan import import_statements
 
@@ -293,21 +292,10 @@ HOSTILE = [
 ]  # fmt: skip
 
 
-@contextmanager
-def finishes_within(seconds: float) -> Iterator[None]:
-    """Fail (not hang) when the block runs past ``seconds``: a liveness bound far above what it takes (well
-    under a millisecond here), not a timing."""
-
-    def expire(signum: int, frame: object) -> None:
-        raise AssertionError(f"still running after {seconds} s")
-
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+def finishes_within(seconds: float) -> AbstractContextManager[None]:
+    """Fail (not hang) when the block runs past ``seconds`` (the per-file guard's own limit): a liveness bound
+    far above what it takes (well under a millisecond here), not a timing."""
+    return time_limit(seconds)
 
 
 def test_an_unclosed_parenthesis_over_many_comment_lines_is_declined_at_once() -> None:
