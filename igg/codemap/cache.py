@@ -111,11 +111,10 @@ class FactsCache:
             (
                 k,
                 pickle.dumps(f, protocol=pickle.HIGHEST_PROTOCOL),
-                pickle.dumps(without_bodies(f), protocol=pickle.HIGHEST_PROTOCOL)
-                if any(c.calls or c.instantiates for c in f.callables)
-                else None,
+                None if lean is f else pickle.dumps(lean, protocol=pickle.HIGHEST_PROTOCOL),
             )
             for k, f in items
+            for lean in (without_bodies(f),)
         ]
         try:
             with self._db:

@@ -307,7 +307,9 @@ class FileFacts:
 
 def without_bodies(f: FileFacts) -> FileFacts:
     """``f`` without what its callables' bodies call and instantiate (their SQL tables stay): what linking
-    another file reads of it."""
+    another file reads of it; ``f`` itself when its bodies call and instantiate nothing."""
+    if not any(c.calls or c.instantiates for c in f.callables):
+        return f
     return replace(f, callables=[replace(c, calls=[], instantiates=[]) for c in f.callables])
 
 

@@ -119,11 +119,7 @@ def _parse_batch(batch: Sequence[SourceFile], named: bool = False, reads: Reads 
         out = [analyze(s, reads=reads) for s in batch]
         if named:
             for f in out:
-                if (
-                    reads == "imports"
-                    and f.language in languages.names()
-                    and languages.get(f.language).lighter_imports
-                ):
+                if reads == "imports" and _lighter(f.language):
                     continue  # kept under keys of their own (``FactsCache.key``), which --update never reads
                 try:
                     f.names = mentioned_names(f)
@@ -269,10 +265,15 @@ def imports_view(f: FileFacts) -> FileFacts:
     """Full facts ``f`` as an imports-only link reads them: for a language whose imports alone read less
     (``Language.lighter_imports``), without the declarations its imports do not read (half the memory); the
     others' imports read their full facts."""
-    language = languages.get(f.language) if f.language in languages.names() else None
-    if language is None or not language.lighter_imports:
+    if not _lighter(f.language):
         return f
     return replace(f, types=[], callables=[], flow=None, names=None)
+
+
+def _lighter(language: str) -> bool:
+    """Whether ``language`` is one IGG reads whose imports alone read less than its analysis
+    (``Language.lighter_imports``)."""
+    return language in languages.names() and languages.get(language).lighter_imports
 
 
 def _parse_on(

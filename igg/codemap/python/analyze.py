@@ -461,7 +461,8 @@ def analyze_python(
         tree = ast.parse(text, filename=path)
     except (SyntaxError, ValueError) as exc:
         # what its lines say about the dependency map is kept: the imports an imports-only read gives it too
-        facts = scanned_imports(path, text, module) or _facts(path, module)[0]
+        # (which, reading imports alone, has found the scan declines the text)
+        facts = (None if imports_only else scanned_imports(path, text, module)) or _facts(path, module)[0]
         facts.error = f"syntax error: {getattr(exc, 'msg', exc)}"
         facts.error_line = getattr(exc, "lineno", None)
         return facts

@@ -235,10 +235,12 @@ def imported_modules(text: str) -> list[str]:
     """The absolute names the import statements of ``text`` name, read from their lines: ``import a.b`` and
     ``from a import b`` give ``a.b`` (and ``a``: ``b`` may be a module or a name in ``a``)."""
     out: list[str] = []
-    text = "\n" + text
     last = text.rfind("import")  # every line it finds holds the word: none after the word's last line
-    end = text.find("\n", last) if last >= 0 else 0
-    for m in IMPORT_LINE.finditer(text, 0, end if end >= 0 else len(text)):
+    if last < 0:
+        return out
+    text = "\n" + text
+    end = text.find("\n", last + 1)
+    for m in IMPORT_LINE.finditer(text, 0, len(text) if end < 0 else end):
         source = m.group(1)
         if source is None:
             out.extend(n.strip().split(" ")[0] for n in m.group(3).split(","))

@@ -50,7 +50,9 @@ file does not lex), and the ``import``/``from`` keywords where a statement may s
 indentation (the text is read with a newline before it), a ``;`` or a ``:``. Every branch starts with one
 character, so the regular expression engine skips to the next of them (``#"';:`` and the newline) in C."""
 _TOKENS = re.compile(_TOKEN_PATTERN, re.VERBOSE | re.DOTALL)
-_TOKENS_CHECKING = re.compile(_TOKEN_PATTERN + r"| \n([ \t\f]*)((?:el)?if)(?![\w])", re.VERBOSE | re.DOTALL)
+_TOKENS_CHECKING = re.compile(
+    _TOKEN_PATTERN + r"| \n(?P<indent>[ \t\f]*)(?P<header>(?:el)?if)(?![\w])", re.VERBOSE | re.DOTALL
+)
 """``_TOKENS`` and the ``if`` and ``elif`` that start a line (a file that names ``TYPE_CHECKING``)."""
 _CHECKING = frozenset(
     {"TYPE_CHECKING", "typing.TYPE_CHECKING", "typing_extensions.TYPE_CHECKING", "t.TYPE_CHECKING"}
@@ -142,7 +144,7 @@ def _read(text: str, endpos: int, nested_quotes: bool) -> list[ImportStatement] 
                 if nested_quotes and _f_prefix(text, start) and not _fields_close(text, start, m.end()):
                     return _NESTED
             continue
-        if group == 5:
+        if m.lastgroup == "header":
             if _within(typed, m.start() + 1):
                 continue  # in the body of another: all of it is the type checker's already (and each body
                 # read once: nested ones would read the text under them again, level after level)
@@ -204,7 +206,7 @@ def _checking_block(text: str, m: re.Match[str], typed: list[tuple[int, int]]) -
         test = _test(tokens)
         if test is None or "".join(test) not in _CHECKING:
             return True  # `if not TYPE_CHECKING:` is an `if` as any other
-        return _body(tokens, _width(m.group(4)), offset, typed, text)
+        return _body(tokens, _width(m.group("indent")), offset, typed, text)
     except (tokenize.TokenError, SyntaxError, StopIteration):
         return False
 
