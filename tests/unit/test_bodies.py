@@ -280,3 +280,79 @@ def test_a_file_linked_with_the_edited_one_is_never_parsed_from_the_empty_text_t
     assert analyzed[0][1] == (tree / "chi.go").read_text(encoding="utf-8")
     map_code([tree], agent="code", jobs=1, store=tmp_path / "fresh.db", session_id="f")
     assert graph_of(store, "m") == graph_of(tmp_path / "fresh.db", "f")
+
+
+def _unreadable_but(store: Path, language: str) -> int:
+    """Make the cached facts of every file not of ``language`` unreadable (as a damaged row reads: the general
+    path would parse the file again); how many."""
+    with sqlite3.connect(sidecar_path(store, ".codefacts")) as db:
+        keys = [(k,) for (k,) in db.execute("SELECT key FROM facts") if k.split(".")[1] != language]
+        db.executemany("UPDATE facts SET data = x'00', declared = x'00' WHERE key = ?", keys)
+    return len(keys)
+
+
+@pytest.mark.parametrize("language", ["go", "java", "typescript"])
+def test_an_edit_reads_the_facts_of_its_own_language_alone(
+    language: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No analyzer resolves a name across languages: a call added to a body of one language reaches no file
+    of another, whose facts this path does not read. On the polyglot tree (Go, Java, TypeScript and Python;
+    with ky and chi beside it), every other language's cached facts unreadable: a call duplicated in a file of
+    ``language`` still takes this path, and the graph is a fresh map's."""
+    tree, store = tmp_path / "tree", tmp_path / "s.db"
+    shutil.copytree(CODE_FIXTURES / "polyglot", tree)
+    shutil.copytree(CODE_FIXTURES / "typescript" / "ky", tree / "ky")
+    shutil.copytree(CODE_FIXTURES / "go" / "chi", tree / "chi")
+    map_into_store(tree, store)
+    suffix = {"go": ".go", "java": ".java", "typescript": ".ts"}[language]
+    for at in [c for c in _calls(tree) if c[0].endswith(suffix)]:
+        assert _unreadable_but(store, language) > 0
+        _edit(tree, at, True)
+        taken, _ = _taken(tree, store, monkeypatch)
+        if taken:
+            break
+    else:
+        pytest.fail(f"no {language} call duplicated took this path")
+    map_code([tree], agent="code", jobs=1, store=tmp_path / "fresh.db", session_id="f")
+    assert graph_of(store, "m") == graph_of(tmp_path / "fresh.db", "f")
+
+
+_SHARED = {
+    "util.py": "import os\n\n\ndef f():\n    return os.getcwd()\n\n\ndef g():\n    f()\n    return 1\n",
+    "util.ts": 'import * as os from "os";\n\nexport function f(): string {\n  return os.homedir();\n}\n\n'
+    "export function g(): number {\n  f();\n  return 1;\n}\n",
+    "main.ts": 'import { f, g } from "./util";\n\nexport function run(): void {\n  g();\n  f();\n}\n',
+}
+"""A tree whose Python and TypeScript files share symbols: the outside package ``os`` both import, and
+``util.f``/``util.g`` (each language names the root's ``util`` module alike)."""
+
+
+def test_symbols_shared_with_a_file_of_another_language_are_updated_as_a_fresh_map_makes_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """This path links the files of the edited file's language alone, so a symbol a file of another language
+    declares too is one it may place otherwise: it changes no node the edited files do not hold, and leaves
+    such an edit to the general path. Every TypeScript call duplicated, then deleted, one at a time, in both
+    trees (ky beside them, so that no change is large enough to keep a snapshot): each update's graph and
+    step equal the general path's, and the last graph a fresh map's."""
+    trees = {}
+    for name in ("fast", "slow"):
+        shutil.copytree(CODE_FIXTURES / "typescript" / "ky", tmp_path / name / "tree" / "ky")
+        for path, text in _SHARED.items():
+            (tmp_path / name / "tree" / path).write_text(text, encoding="utf-8")
+        map_into_store(tmp_path / name / "tree", tmp_path / name / "s.db")
+        trees[name] = (tmp_path / name / "tree", tmp_path / name / "s.db")
+    (fast, fast_store), (slow, slow_store) = trees["fast"], trees["slow"]
+    edits = [(at, twice) for twice in (True, False) for at in _calls(fast) if at[0] in _SHARED]
+    assert len(edits) >= 6
+    for at, twice in edits:
+        for tree in (fast, slow):
+            _edit(tree, at, twice)
+        _, kept = _taken(fast, fast_store, monkeypatch)
+        done = _general(monkeypatch)
+        general = _update(slow, slow_store)
+        done()
+        assert (kept.graph, kept.step) == (general.graph, general.step), at
+        assert _step(fast_store, kept.step) == _step(slow_store, general.step), at
+    map_code([fast], agent="code", jobs=1, store=tmp_path / "fresh.db", session_id="f")
+    assert graph_of(fast_store, "m") == graph_of(tmp_path / "fresh.db", "f")
