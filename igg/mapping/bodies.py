@@ -40,6 +40,7 @@ from igg.act.difference import Difference
 from igg.agents.code.mapping import SchemaFit
 from igg.codemap.cache import FactsCache, content_hash
 from igg.codemap.facts import FileFacts
+from igg.codemap.language import language_of
 from igg.codemap.model import CodeModel, KeptCalls
 from igg.codemap.sources import SourceFile, with_modules
 from igg.codemap.treeindex import TreeIndex, TreeIndexes
@@ -161,18 +162,19 @@ def _changes(diff: Difference) -> int:
 
 
 def _their_languages(
-    sources: Sequence[SourceFile], facts: tuple[Sequence[FileFacts], Sequence[FileFacts]]
-) -> list[SourceFile]:
-    """The files of the changed files' languages (``facts``: theirs then and now), which alone their calls
-    can reach: no analyzer resolves a name across languages (the premise ``remap._reach`` links the files of a
-    changed name's language by), and a symbol they share with a file of another language (an outside package
-    both import) is a node this path loads only when they hold it (``_plan``). Every file when a changed file
-    states HTTP: routes and requests, the one join across languages (``igg.codemap.routes``). At 50,000
-    files of four languages, a TypeScript call added read and linked a quarter of them (7.3 s -> 2.5 s)."""
-    if any(f.http is not None for group in facts for f in group):
-        return list(sources)
+    listed: list[tuple[str, str | None]] | None, facts: tuple[Sequence[FileFacts], Sequence[FileFacts]]
+) -> list[tuple[str, str | None]] | None:
+    """The files of the index's list (``listed``: path, module) of the changed files' languages (``facts``:
+    theirs then and now), which alone their calls can reach: no analyzer resolves a name across languages
+    (the premise ``remap._reach`` links the files of a changed name's language by), and a symbol they share
+    with a file of another language (an outside package both import) is one the general path updates
+    (``_plan``). Every file when a changed file states HTTP: routes and requests, the one join across
+    languages (``igg.codemap.routes``). At 50,000 files of four languages, a TypeScript call added read and
+    linked a quarter of them (7.1 s -> 2.5 s wall)."""
+    if listed is None or any(f.http is not None for group in facts for f in group):
+        return listed
     languages = {f.language for group in facts for f in group}
-    return [s for s in sources if s.language in languages]
+    return [(path, module) for path, module in listed if language_of(path) in languages]
 
 
 def _facts(
@@ -252,17 +254,18 @@ class _Cached(FactsCache):
 def _sources(
     paths: Sequence[Path],
     index: TreeIndex,
-    listed: list[tuple[str, str | None]] | None,
+    lists: tuple[list[tuple[str, str | None]] | None, list[tuple[str, str | None]] | None],
     edited: Sequence[SourceFile],
 ) -> tuple[list[SourceFile], dict[str, str]] | None:
-    """Every file of the tree as the last walk read it (``TreeIndex.sources``), named as the link names them
-    (``with_modules``), the ``edited`` ones as read now and the others with an empty text (their facts come
-    from the cache), and each file's content hash (``TreeIndex.hashes``, the edited ones' now); None when the
-    index cannot tell them, or a file the walk did not name is named from its text (a Go file outside a
-    module: its text is not read here)."""
-    if listed is None or len(paths) != 1:
+    """The files to link as the last walk read them (``lists``: every file, ``TreeIndex.sources``, and those
+    to link, ``_their_languages``), named as the link names them (``with_modules``), the ``edited`` ones as
+    read now and the others with an empty text (their facts come from the cache), and each file's content
+    hash (``TreeIndex.hashes``, the edited ones' now); None when the index cannot tell them, or a file the
+    walk did not name is named from its text (a Go file outside a module: its text is not read here)."""
+    every, listed = lists
+    if every is None or listed is None or len(paths) != 1:
         return None
-    index.sources = listed
+    index.sources = every
     hashes = index.hashes(os.path.abspath(paths[0]))
     if hashes is None:
         return None
@@ -290,14 +293,15 @@ def update_bodies(
     commit_of: Callable[[], str | None],
     indexes: TreeIndexes,
     kept: Callable[[Any], Any],
+    request: Any = None,
 ) -> UpdateResult | None:
     """The update of session ``sid`` when the files changed since its index (``tree``: the index's key, the
     index, the files whose bytes changed) changed from ``facts`` (then, now) what their bodies call alone (see
     the module doc); its kept calls and the index's rows of the files linked again written, the index noted
     (to be kept); None: the general path decides. ``edited``: the changed files as the walk reads them now,
     named as it named them (``samefacts``); ``kept``: reads the calls kept from the last link
-    (``TreeIndexes.calls``). It makes no cycles (collector paused: at 50,000 files, its passes over the facts
-    and the model took half the time)."""
+    (``TreeIndexes.calls``); ``request``: the session's, loaded already. It makes no cycles (collector
+    paused: at 50,000 files, its passes over the facts and the model took half the time)."""
     from igg.store import SessionStore
 
     key, index, changed = tree
@@ -305,11 +309,11 @@ def update_bodies(
     if not all(keeps_reach(a, b) for a, b in zip(then, now, strict=True)):
         return None
     mark = clock()
-    found = _sources(paths, index, indexes.sources(key), edited)
+    listed = indexes.sources(key)
+    found = _sources(paths, index, (listed, _their_languages(listed, facts)), edited)
     if found is None:
         return None
     sources, hashes = found
-    sources = _their_languages(sources, facts)
     before: dict[str, Any] = dict(hashes)
     before.update((f.path, f.sha) for f in then)
     seconds = {"walk": mark - started + clock() - mark}
@@ -324,7 +328,7 @@ def update_bodies(
     seconds["parse_and_diff"] = clock() - mark
     mark = clock()
     store = SessionStore(store_path)
-    session = load_map(store, sid, elements=elements) if elements else None
+    session = load_map(store, sid, elements=elements, request=request) if elements else None
     if session is None:
         return None
     state = session.state

@@ -256,6 +256,7 @@ def update_same_facts(
             commit_of=commit_of,
             indexes=indexes,
             kept=lambda shas: indexes.calls(sid, index.last_step, shas),
+            request=session.request,
         )
     if moved and held is None:
         return None

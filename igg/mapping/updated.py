@@ -109,9 +109,10 @@ def apply_step(
     )
 
 
-def load_map(store: Any, sid: str, elements: Sequence[str] | None = None) -> Any:
+def load_map(store: Any, sid: str, elements: Sequence[str] | None = None, request: Any = None) -> Any:
     """Stored session ``sid`` (checked by ``_check_map``), loaded to be updated (``elements``: only those
-    nodes and edges of its graph, counted with the rest: ``igg.graph.partial``)."""
+    nodes and edges of its graph, counted with the rest: ``igg.graph.partial``; ``request``: its request,
+    when loaded already)."""
     from igg.session import Session
     from igg.store import StoreSessions
 
@@ -124,6 +125,7 @@ def load_map(store: Any, sid: str, elements: Sequence[str] | None = None) -> Any
         lambda info: repo.recorder(agent=info.agent).for_session(sid),
         begun=True,
         elements=elements,
+        request=request,
     )
 
 

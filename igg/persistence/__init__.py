@@ -169,11 +169,14 @@ class SessionRepo(Protocol):
         the session is still at ``last_step`` (its version when loaded) and raises ``SessionConflict`` when
         another process wrote it since."""
 
-    def load(self, session_id: str, *, elements: Collection[str] | None = None) -> LoadedSession:
+    def load(
+        self, session_id: str, *, elements: Collection[str] | None = None, request: Request | None = None
+    ) -> LoadedSession:
         """The whole session; ``SessionNotFound`` when there is none. ``elements``: the only nodes and edges
         the caller will read or change (a code map's update whose files kept their facts but for lines moved):
         a repository may load those alone, counted with the rest (``igg.graph.partial.PartialState``), or the
-        whole graph."""
+        whole graph. ``request``: the session's request, when the caller loaded it already (a repository need
+        not read it again)."""
 
     def sessions(self, status: SessionStatus | None = None, limit: int = 100) -> list[SessionInfo]:
         """Sessions, most recently updated first."""

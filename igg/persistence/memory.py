@@ -71,8 +71,11 @@ class MemorySessions:
     def release(self, session_id: str) -> None:
         """One process: nothing to mark."""
 
-    def load(self, session_id: str, *, elements: Collection[str] | None = None) -> LoadedSession:
-        """The session, its graph whole (``elements`` is a hint a memory repository need not take)."""
+    def load(
+        self, session_id: str, *, elements: Collection[str] | None = None, request: Request | None = None
+    ) -> LoadedSession:
+        """The session, its graph whole (``elements`` and ``request`` are hints a memory repository need not
+        take)."""
         with self._lock:
             stored = self._get(session_id)
             records, log = list(stored.records), list(stored.log)
