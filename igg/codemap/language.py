@@ -133,10 +133,13 @@ class Linker(Protocol):
         package: PackageKey,
         external: bool,
         symbols_only: bool,
+        in_tree: bool = True,
     ) -> None:
         """The IMPORTS and IMPORTS_SYMBOL relations of import ``i`` of ``f`` through ``add`` (``external``:
         outside packages too; ``symbols_only``: no ``IMPORTS_SYMBOL``, so its target is not looked for: only
-        the module or package the import names)."""
+        the module or package the import names; ``in_tree`` False: ``add`` takes nothing, only the outside
+        packages named matter, so an import that can name no outside package need not be resolved: a file
+        linked for its symbols alone)."""
         ...
 
     def call_target(

@@ -302,7 +302,7 @@ class _Linking:
         no_symbols = symbols_only or imports_only  # an IMPORTS_SYMBOL's target is not looked for
         for i in f.imports:
             line, column, type_only = i.line, i.column, i.type_only
-            linker.import_relations(f, i, add, package, self.external, no_symbols)
+            linker.import_relations(f, i, add, package, self.external, no_symbols, not symbols_only)
 
     def _supertypes(self, f: FileFacts, rel: Callable[[Relation], None]) -> None:
         """EXTENDS/IMPLEMENTS to in-tree supertypes; those outside the tree are a property of the type."""

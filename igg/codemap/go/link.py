@@ -130,6 +130,7 @@ class GoLinker:
         package: PackageKey,
         external: bool,
         symbols_only: bool,
+        in_tree: bool = True,
     ) -> None:
         if i.target == "C" or not i.target:
             return

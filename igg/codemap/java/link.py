@@ -122,6 +122,7 @@ class JavaLinker:
         package: PackageKey,
         external: bool,
         symbols_only: bool,
+        in_tree: bool = True,
     ) -> None:
         index = self.index
         if i.wildcard and i.target in self.packages:

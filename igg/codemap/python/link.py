@@ -210,6 +210,7 @@ class PythonLinker:
         package: PackageKey,
         external: bool,
         symbols_only: bool,
+        in_tree: bool = True,
     ) -> None:
         found = self.import_module(i)
         if isinstance(found, FileFacts):

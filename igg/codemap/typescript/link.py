@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from igg.codemap.facts import CallableDecl, CallRef, FileFacts, ImportRef, TypeDecl
 from igg.codemap.index import ClassLevel, Index, callable_key, type_key
 from igg.codemap.model import Relation
-from igg.codemap.typescript.resolve import External, Resolver, implementation
+from igg.codemap.typescript.resolve import External, Resolver, implementation, is_relative
 
 if TYPE_CHECKING:
     from igg.codemap.language import AddRelation, PackageKey
@@ -74,8 +74,12 @@ class TypeScriptLinker:
         package: PackageKey,
         external: bool,
         symbols_only: bool,
+        in_tree: bool = True,
     ) -> None:
-        target = self.module(f, i.source or i.target)
+        specifier = i.source or i.target
+        if not in_tree and is_relative(specifier):
+            return  # never an outside package: nothing to resolve
+        target = self.module(f, specifier)
         if isinstance(target, External):
             if external:
                 add("IMPORTS", package(target.name, True))

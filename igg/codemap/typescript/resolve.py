@@ -87,7 +87,9 @@ def package_name(specifier: str) -> str:
     return "/".join(parts[:2]) if specifier.startswith("@") and len(parts) > 1 else parts[0]
 
 
-def _relative(specifier: str) -> bool:
+def is_relative(specifier: str) -> bool:
+    """Whether ``specifier`` is a relative path (``./x``, ``..``): a file of the tree, never an outside
+    package."""
     return specifier in (".", "..") or specifier.startswith(("./", "../"))
 
 
@@ -112,7 +114,7 @@ class Resolver:
         path to nothing the tree maps: a stylesheet, a JSON file, a file not there)."""
         if not specifier:
             return None
-        if _relative(specifier):
+        if is_relative(specifier):
             return self.file_or_folder(
                 posixpath.normpath(posixpath.join(posixpath.dirname(importer), specifier))
             )
@@ -294,7 +296,7 @@ class Resolver:
         options = Options()
         parents = data.get("extends")
         for parent in [parents] if isinstance(parents, str) else parents if isinstance(parents, list) else []:
-            if not isinstance(parent, str) or not _relative(parent):
+            if not isinstance(parent, str) or not is_relative(parent):
                 continue  # a package's configuration (@tsconfig/node20): outside the tree
             target = posixpath.normpath(posixpath.join(posixpath.dirname(path), parent))
             if not target.endswith(".json"):
