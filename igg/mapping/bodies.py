@@ -266,7 +266,7 @@ def _sources(
     if every is None or listed is None or len(paths) != 1:
         return None
     index.sources = every
-    hashes = index.hashes(os.path.abspath(paths[0]))
+    hashes = index.hashes(os.path.abspath(paths[0]), listed)
     if hashes is None:
         return None
     now = {s.path: s for s in edited}

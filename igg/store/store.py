@@ -270,7 +270,7 @@ class SessionStore:
         if text is None:
             self.session(session_id)  # raises the helpful error
         name = f"stored request of session {session_id!r}"  # checked when it began (documents or not)
-        return load_request(json.loads(text[0]), source_name=name, documents=True)
+        return load_request(codec.loads(text[0]), source_name=name, documents=True)
 
     def steps(self, session_id: str, *, with_records: bool = True, after_step: int = 0) -> list[StepInfo]:
         """The committed steps of a session (after ``after_step``), in order."""
