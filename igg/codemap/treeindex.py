@@ -46,14 +46,14 @@ import orjson
 from igg.codemap import language as languages
 from igg.codemap.cache import FORMAT_VERSION
 from igg.codemap.model import CallRow, KeptCalls
-from igg.codemap.walk import RACY_NS, WalkResult, names_digest
+from igg.codemap.walk import RACY_NS, WalkResult, listing_of, names_digest
 from igg.record.logs import get_logger
 
 log = get_logger("igg.code")
 
 _T = TypeVar("_T")
 
-INDEX_VERSION = "7"
+INDEX_VERSION = "8"
 """Bumped when the index's rows change shape."""
 INDEX_SUFFIX = ".codeindex"
 """The index's file: the store's path with this suffix (``sidecar_path``)."""
@@ -85,6 +85,9 @@ class TreeIndex:
     texts: dict[int, str] = field(default_factory=dict)
     """The files (by position) whose text's hash (``cache.content_hash``, which keys their facts) is not the
     sha256 of their bytes (``WalkResult.texts``), with it; "" when unknown (noted without their text)."""
+    listings: dict[str, str] = field(default_factory=dict)
+    """Each directory's ``listing`` (``WalkResult.listings``): a directory whose time changed, listed again
+    alike, holds the same files to read (one saved by a rename over it: ``changed``)."""
     sources: list[tuple[str, str | None]] = field(default_factory=list)
     """Every file the walk read (``WalkResult.files``: configuration files too), in its order, with the module
     name the walk gave it: the tree as an update of bodies links it without walking it again
@@ -109,6 +112,7 @@ class TreeIndex:
             last_step=last_step,
             read=len(walked.files),
             dirs=dict(walked.dirs),
+            listings=dict(walked.listings),
             paths=list(walked.stats),
             sizes=[size for size, _, _ in stats],
             mtimes=[mtime for _, mtime, _ in stats],
@@ -126,19 +130,26 @@ class TreeIndex:
     ) -> list[Changed] | None:
         """The files whose bytes differ from the index: (their position in it, their bytes, their stat taken
         before they were read); a file touched or rewritten alike is no change. None when a directory changed
-        (its time differs, or was too recent to tell, and ``same_dir`` of it is false; default: its listing
-        differs from the one kept for it), or a file is gone, unreadable, or was not read then (its sha256 is
-        unknown), or more than ``limit`` files changed (the rest are not read)."""
+        (its time differs, or was too recent to tell, and ``same_dir`` of it is false; default: its
+        ``listing`` differs from the one kept for it, or none was kept and its names differ from those kept
+        for a time too recent), or a file is gone, unreadable, or was not read then (its sha256 is unknown),
+        or more than ``limit`` files changed (the rest are not read). A directory listed alike keeps its new
+        time (``note`` keeps it with the files' when the index is kept)."""
         stat = os.stat
         try:
-            for folder, mark in self.dirs.items():
-                if isinstance(mark, int) and mark >= 0 and stat(folder).st_mtime_ns == mark:
+            for folder, mark in list(self.dirs.items()):
+                st = stat(folder)  # before it is listed, as a walk takes it
+                if isinstance(mark, int) and mark >= 0 and st.st_mtime_ns == mark:
                     continue
                 if same_dir is not None:
                     if not same_dir(folder):
                         return None
-                elif not isinstance(mark, str) or names_digest(os.listdir(folder)) != mark:
+                elif not self._listed_alike(folder, mark):
                     return None
+                elif (
+                    folder in self.listings
+                ):  # listed alike at this time: kept with it, if it is not too recent
+                    self.dirs[folder] = _mtime(st)
             changed: list[Changed] = []
             for position, (path, size, mtime, sha) in enumerate(
                 zip(self.paths, self.sizes, self.mtimes, self.shas, strict=True)
@@ -158,6 +169,15 @@ class TreeIndex:
         except OSError:
             return None
         return changed
+
+    def _listed_alike(self, folder: str, mark: int | str) -> bool:
+        """Whether ``folder``, whose time differs from the index's (``mark``), holds what it held: its
+        ``listing`` is the one kept (a file in it replaced by a rename over it changes its time alone), or
+        without one, its names are those kept for a time too recent to tell."""
+        kept = self.listings.get(folder)
+        if kept is not None:
+            return listing_of(folder) == kept
+        return isinstance(mark, str) and names_digest(os.listdir(folder)) == mark
 
     def note(self, changed: Sequence[Changed], last_step: int, texts: Sequence[str] | None = None) -> None:
         """The files ``changed`` (as ``changed`` gives them) read at their new stats and bytes, by a map or an
@@ -281,6 +301,7 @@ class TreeIndexes:
                 last_step=data["last_step"],
                 read=data["read"],
                 dirs=data["dirs"],
+                listings=data["listings"],
                 paths=data["paths"],
                 sizes=data["sizes"],
                 mtimes=data["mtimes"],
@@ -295,6 +316,7 @@ class TreeIndexes:
                 all(type(p) is str for p in found.paths)
                 and all(type(n) is int for n in (*found.sizes, *found.mtimes))
                 and all(h is None or type(h) is str for h in found.shas)
+                and all(type(d) is str and type(v) is str for d, v in found.listings.items())
             ):  # never a file descriptor's number for a path, nor a crash of the check
                 raise ValueError("a file column holds a value of another type")
             return found
@@ -371,6 +393,7 @@ class TreeIndexes:
             "last_step": index.last_step,
             "read": index.read,
             "dirs": index.dirs,
+            "listings": index.listings,
             "paths": index.paths,
             "sizes": index.sizes,
             "mtimes": index.mtimes,

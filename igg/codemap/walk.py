@@ -104,6 +104,12 @@ class WalkResult:
     listed: a file added, removed or renamed in one changes it (``igg.codemap.treeindex``). One modified so
     recently that a change in the same clock tick could hide keeps its listing instead (``names_digest``),
     and -1 when it could not be listed."""
+    listings: dict[str, str] = field(default_factory=dict)
+    """Each directory listed (absolute), by the entries of it a walk may read or look at (``listing``), when
+    the walk was asked for them (``walk(listings=True)``): a directory whose time changed because a file in it
+    was saved by replacing it (a temporary file renamed over it, as editors that save safely, ``git
+    checkout`` and ``sed -i`` do) holds the same entries, and its files' own stats tell the rest
+    (``igg.codemap.treeindex``)."""
     stats: dict[str, FileStat] = field(default_factory=dict)
     """The files whose content decides the walk (absolute): those of the languages read and the ignore
     files, each with its size, modification time (ns, -1 when recent) and the sha256 of the bytes read (None
@@ -156,8 +162,9 @@ def _read_ignore(path: str | Path, base: str, source: str, state: _Walk | None =
 class _Walk:
     """One walk's state: what it found, the languages it reads, and their disk namers (made on first use)."""
 
-    def __init__(self, max_bytes: int, chosen: Collection[str]) -> None:
+    def __init__(self, max_bytes: int, chosen: Collection[str], listings: bool = False) -> None:
         self.result = WalkResult()
+        self.listings = listings
         self.max_bytes = max_bytes
         self.chosen = chosen
         self.started_ns = time.time_ns()
@@ -207,15 +214,18 @@ def walk(
     vendored: frozenset[str] = VENDORED_DIRS,
     package_prefix: str | None = None,
     chosen: Collection[str] | None = None,
+    listings: bool = False,
 ) -> WalkResult:
     """The source files under ``paths`` (files or directories) of the ``chosen`` languages (default: every one
     IGG reads), in sorted order, and the skips.
 
     Paths are reported relative to each root (prefixed by the root's name when several roots are given).
     Modules are named as their languages import them (Python: ``python/modules.py``), under
-    ``package_prefix`` when given. Raises ``FileNotFoundError`` for a path that does not exist.
+    ``package_prefix`` when given. ``listings``: keep each directory's ``listing`` (``WalkResult.listings``,
+    what the tree's index of a map compares a directory whose time changed by). Raises ``FileNotFoundError``
+    for a path that does not exist.
     """
-    state = _Walk(max_bytes, tuple(chosen) if chosen is not None else languages.names())
+    state = _Walk(max_bytes, tuple(chosen) if chosen is not None else languages.names(), listings)
     for root in paths:
         if not root.exists():
             raise FileNotFoundError(str(root))
@@ -260,8 +270,7 @@ def _walk_dir(state: _Walk, root: Path, prefix: str, vendored: frozenset[str]) -
         if any(e.name == ".gitignore" and e.is_file() for e in entries):
             own = _read_ignore(os.path.join(directory, ".gitignore"), rel_dir, rel_dir + ".gitignore", state)
         active = [*ignores, own] if own is not None else ignores
-        if result.dirs.get(directory) == -1:  # too recent for its time to tell: its listing will
-            result.dirs[directory] = names_digest(e.name for e in entries)
+        _note_listing(state, directory, entries)
         subdirs = []
         for entry in entries:
             rel = f"{rel_dir}{entry.name}"
@@ -304,6 +313,42 @@ def names_digest(names: Iterable[str]) -> str:
     """What a directory's listing is kept as when its time cannot tell a change (``WalkResult.dirs``): the
     sha256 of its entries' names, sorted."""
     return "names:" + hashlib.sha256("\0".join(sorted(names)).encode("utf-8", "surrogateescape")).hexdigest()
+
+
+WALK_NAMES = frozenset({".gitignore", "exclude", "pyvenv.cfg"})
+"""Names of files that decide a walk though no language reads them."""
+
+
+def listing(entries: Iterable[os.DirEntry[str]]) -> str:
+    """``names_digest`` of the ``entries`` of a directory a walk may read or look at: folders other than those
+    it always skips (``__pycache__``, ``.git``, ``node_modules``: a test run or a build that makes them
+    changes nothing), files a language reads or looks for, and the files named in ``WALK_NAMES``. Two
+    listings of a directory that are equal hold the same files for the walk to read: a change is in their
+    bytes, which their stats tell."""
+    names = []
+    for entry in entries:
+        if entry.is_dir(follow_symlinks=False):
+            if entry.name not in VENDORED_DIRS or entry.name in PACKAGE_NAMES_KEPT:
+                names.append(entry.name + "/")
+        elif entry.name in WALK_NAMES or languages.is_read(entry.name):
+            names.append(entry.name)
+    return names_digest(names)
+
+
+def listing_of(folder: str) -> str:
+    """The ``listing`` of ``folder`` now (raises ``OSError`` when it cannot be listed)."""
+    with os.scandir(folder) as entries:
+        return listing(entries)
+
+
+def _note_listing(state: _Walk, directory: str, entries: list[os.DirEntry[str]]) -> None:
+    """Keep what a directory just listed holds: the names of a directory too recent for its time to tell a
+    change (``WalkResult.dirs``), and its ``listing`` when the walk keeps them."""
+    result = state.result
+    if result.dirs.get(directory) == -1:
+        result.dirs[directory] = names_digest(e.name for e in entries)
+    if state.listings:
+        result.listings[directory] = listing(entries)
 
 
 def _note_dir(state: _Walk, directory: str) -> None:

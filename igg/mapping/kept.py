@@ -30,20 +30,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from igg.codemap import language as languages
 from igg.codemap.cache import FactsCache, content_hash
 from igg.codemap.facts import FileFacts
 from igg.codemap.language import Reads
 from igg.codemap.sources import SourceFile
 from igg.codemap.treeindex import TreeIndex, index_key
-from igg.codemap.walk import (
-    DEFAULT_MAX_BYTES,
-    PACKAGE_NAMES_KEPT,
-    VENDORED_DIRS,
-    WalkResult,
-    names_digest,
-    read_bytes_as_walked,
-)
+from igg.codemap.walk import DEFAULT_MAX_BYTES, WALK_NAMES, WalkResult, listing_of, read_bytes_as_walked
 from igg.mapping.prepare import imports_view, parse_all
 from igg.mapping.since import TreeState, linked_alike, linked_state
 from igg.record.logs import get_logger
@@ -59,7 +51,7 @@ KEPT_VERSION = "2"
 class _Kept:
     index: TreeIndex
     listings: dict[str, str]
-    """Each walked directory -> its listing as ``_listing`` keeps it (what a walk may read or look at)."""
+    """Each walked directory -> its ``listing`` (what a walk may read or look at: ``igg.codemap.walk``)."""
     files: dict[str, tuple[str | None, str]]
     """Each file read, by its path in the walked folder -> (its ``SourceFile.module``, its facts key)."""
     ignore_files: list[str]
@@ -130,7 +122,7 @@ def kept_state(
     kept = _load(cache.get_kept(key))
     if kept is None:
         return None
-    changed = kept.index.changed(lambda folder: _listing(folder) == kept.listings.get(folder))
+    changed = kept.index.changed(lambda folder: listing_of(folder) == kept.listings.get(folder))
     if changed is None:
         return None
     known: dict[str, FileFacts] = {}
@@ -192,7 +184,7 @@ def keep(
     listings: dict[str, str] = {}
     for folder in state.index.dirs:
         try:
-            listings[folder] = _listing(folder)
+            listings[folder] = listing_of(folder)
         except OSError:
             return
     kept = _Kept(
@@ -229,25 +221,6 @@ def keep_mapped(
         return False
     keep(paths, cache, state, package_prefix=package_prefix, max_bytes=max_bytes)
     return True
-
-
-WALK_NAMES = frozenset({".gitignore", "exclude", "pyvenv.cfg"})
-"""Names of files that decide a walk though no language reads them (``igg.codemap.walk``)."""
-
-
-def _listing(folder: str) -> str:
-    """``names_digest`` of the entries of ``folder`` a walk may read or look at: folders other than those it
-    always skips (``__pycache__``, ``.git``, ``node_modules``: a test run or a build that makes them changes
-    nothing), files a language reads or looks for, and the files named in ``WALK_NAMES``."""
-    names = []
-    with os.scandir(folder) as entries:
-        for entry in entries:
-            if entry.is_dir(follow_symlinks=False):
-                if entry.name not in VENDORED_DIRS or entry.name in PACKAGE_NAMES_KEPT:
-                    names.append(entry.name + "/")
-            elif entry.name in WALK_NAMES or languages.is_read(entry.name):
-                names.append(entry.name)
-    return names_digest(names)
 
 
 def _dump(kept: _Kept) -> bytes:

@@ -379,7 +379,7 @@ def prepare(
     code_schema = load_code_schema(schema)
     commit = git_commit_soon(paths)
     started = clock()
-    walked = walk(paths, max_bytes=max_bytes, package_prefix=package_prefix, chosen=chosen)
+    walked = walk(paths, max_bytes=max_bytes, package_prefix=package_prefix, chosen=chosen, listings=True)
     seconds = {"walk": clock() - started}
     if on_walked is not None:
         on_walked(walked)

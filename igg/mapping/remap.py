@@ -410,7 +410,7 @@ def remap(
     state = session.state
     seconds = {"load": clock() - started}
     mark = clock()
-    walked = walk(paths, max_bytes=max_bytes, package_prefix=package_prefix, chosen=chosen)
+    walked = walk(paths, max_bytes=max_bytes, package_prefix=package_prefix, chosen=chosen, listings=True)
     before = _module_shas(state)
     # configuration files (tsconfig.json, go.mod) are no modules: a changed one is parsed again (links all)
     shas = {f.path: content_hash(f.text) for f in walked.files}

@@ -8,6 +8,7 @@ TypeScript, chi in Go): call statements duplicated (a call site more) and delete
 from __future__ import annotations
 
 import json
+import os
 import random
 import re
 import shutil
@@ -356,3 +357,51 @@ def test_symbols_shared_with_a_file_of_another_language_are_updated_as_a_fresh_m
         assert _step(fast_store, kept.step) == _step(slow_store, general.step), at
     map_code([fast], agent="code", jobs=1, store=tmp_path / "fresh.db", session_id="f")
     assert graph_of(fast_store, "m") == graph_of(tmp_path / "fresh.db", "f")
+
+
+def _saved_by_rename(path: Path, text: str) -> None:
+    """Save ``text`` to ``path`` as editors that save safely do (and ``git checkout``, ``sed -i``): a new file
+    beside it, renamed over it. Its directory's time changes; its listing does not."""
+    new = path.with_name(f".{path.name}.swp")
+    new.write_text(text, encoding="utf-8")
+    os.replace(new, path)
+
+
+def test_an_edit_saved_by_a_rename_over_the_file_is_updated_by_the_fast_paths(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file saved by a rename over it changes its directory's time: the index lists that directory again,
+    finds the same entries, and the update goes on as for a file written in place (here: a call duplicated,
+    updated without loading the whole graph). A file no language reads, added beside it, changes nothing;
+    a source file added takes the general path, which maps it. Each graph is a fresh map's."""
+    tree, store = tmp_path / "tree", tmp_path / "s.db"
+    shutil.copytree(CODE_FIXTURES / "java", tree)
+    map_into_store(tree, store)
+    for path, line in _calls(tree):
+        before = (tree / path).read_text(encoding="utf-8")
+        lines = before.split("\n")
+        lines.insert(line, lines[line])
+        mtime = (tree / path).parent.stat().st_mtime_ns
+        _saved_by_rename(tree / path, "\n".join(lines))
+        assert (tree / path).parent.stat().st_mtime_ns != mtime
+        taken, result = _taken(tree, store, monkeypatch)
+        if taken:
+            break
+        (tree / path).write_text(before, encoding="utf-8")
+        _update(tree, store)
+    else:
+        pytest.fail("no call saved by a rename took the bodies path")
+    assert result.files["changed"] == [path]
+    map_code([tree], agent="code", jobs=1, store=tmp_path / "fresh.db", session_id="f")
+    assert graph_of(store, "m") == graph_of(tmp_path / "fresh.db", "f")
+    (tree / path).with_name("NOTES.txt").write_text("not a source file\n", encoding="utf-8")
+    assert _update(tree, store).files["changed"] == []
+    (tree / path).with_name("Extra.java").write_text(
+        (tree / path).read_text(encoding="utf-8").replace("class ", "class Extra", 1), encoding="utf-8"
+    )
+    added = _update(tree, store)
+    assert added.files["added"] == [str(Path(path).with_name("Extra.java"))]
+    for made in tmp_path.glob("fresh.db*"):
+        made.unlink()
+    map_code([tree], agent="code", jobs=1, store=tmp_path / "fresh.db", session_id="f")
+    assert graph_of(store, "m") == graph_of(tmp_path / "fresh.db", "f")
