@@ -173,13 +173,11 @@ class Session:
         elements: Collection[str] | None = None,
         request: Request | None = None,
     ) -> Session:
-        """A stored session as its last committed step left it: its graph, its last record (every record read
-        on first use), the plan waiting for review (when the request still asks for review), the note of a
-        rejected one, its version (``steps``). ``recorder``: what keeps its next steps, made from what the
-        repository says of it; ``status``: the status it is driven with (default: the stored one); ``begun``:
-        its recorder writes the next step without claiming the session (an update of a finished one);
-        ``elements``: the only elements the caller changes (``SessionRepo.load``: those alone, if it can);
-        ``request``: the session's, when the caller loaded it already."""
+        """A stored session as its last step left it: its graph, its last record (all read on first use), the
+        plan waiting for review (when the request still asks for it), the note of a rejected one, its version
+        (``steps``). ``recorder``: keeps its next steps; ``status``: what it is driven with (default: the
+        stored one); ``begun``: its recorder writes without claiming it (an update of a finished session);
+        ``elements``, ``request``: hints for ``SessionRepo.load`` (the elements changed; its request read)."""
         loaded = repo.load(session_id, elements=elements, request=request)
         info = loaded.info
         session = cls(
