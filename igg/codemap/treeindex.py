@@ -194,15 +194,13 @@ class TreeIndex:
                 self.texts[position] = hashlib.sha256(text).hexdigest() if text is not None else ""
         self.last_step = last_step
 
-    def hashes(
-        self, root: str, sources: Sequence[tuple[str, str | None]] | None = None
-    ) -> dict[str, str] | None:
-        """The hash of each file's text (``cache.content_hash``) by its path in ``sources`` (default: the
-        index's, every file), the tree walked from the one folder ``root`` (absolute); None when one is
+    def hashes(self, root: str, sources: Sequence[tuple[str, str | None]]) -> dict[str, str] | None:
+        """The hash of each file's text (``cache.content_hash``) by its path in ``sources`` (of ``sources``,
+        as the index keeps them), the tree walked from the one folder ``root`` (absolute); None when one is
         unknown."""
         position = {path: i for i, path in enumerate(self.paths)}
         found: dict[str, str] = {}
-        for path, _ in self.sources if sources is None else sources:
+        for path, _ in sources:
             i = position.get(os.path.join(root, path))
             sha = self.texts.get(i, self.shas[i]) if i is not None else None
             if not sha:

@@ -254,18 +254,17 @@ class _Cached(FactsCache):
 def _sources(
     paths: Sequence[Path],
     index: TreeIndex,
-    lists: tuple[list[tuple[str, str | None]] | None, list[tuple[str, str | None]] | None],
+    listed: list[tuple[str, str | None]] | None,
     edited: Sequence[SourceFile],
 ) -> tuple[list[SourceFile], dict[str, str]] | None:
-    """The files to link as the last walk read them (``lists``: every file, ``TreeIndex.sources``, and those
-    to link, ``_their_languages``), named as the link names them (``with_modules``), the ``edited`` ones as
-    read now and the others with an empty text (their facts come from the cache), and each file's content
-    hash (``TreeIndex.hashes``, the edited ones' now); None when the index cannot tell them, or a file the
-    walk did not name is named from its text (a Go file outside a module: its text is not read here)."""
-    every, listed = lists
-    if every is None or listed is None or len(paths) != 1:
+    """The files to link as the last walk read them (``listed``: of ``TreeIndex.sources``, those of the
+    changed files' languages, ``_their_languages``), named as the link names them (``with_modules``), the
+    ``edited`` ones as read now and the others with an empty text (their facts come from the cache), and each
+    one's content hash (``TreeIndex.hashes``, the edited ones' now); None when the index cannot tell them, or
+    a file the walk did not name is named from its text (a Go file outside a module: its text is not read
+    here)."""
+    if listed is None or len(paths) != 1:
         return None
-    index.sources = every
     hashes = index.hashes(os.path.abspath(paths[0]), listed)
     if hashes is None:
         return None
@@ -309,8 +308,7 @@ def update_bodies(
     if not all(keeps_reach(a, b) for a, b in zip(then, now, strict=True)):
         return None
     mark = clock()
-    listed = indexes.sources(key)
-    found = _sources(paths, index, (listed, _their_languages(listed, facts)), edited)
+    found = _sources(paths, index, _their_languages(indexes.sources(key), facts), edited)
     if found is None:
         return None
     sources, hashes = found
