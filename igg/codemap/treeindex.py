@@ -88,6 +88,9 @@ class TreeIndex:
     listings: dict[str, str] = field(default_factory=dict)
     """Each directory's ``listing`` (``WalkResult.listings``): a directory whose time changed, listed again
     alike, holds the same files to read (one saved by a rename over it: ``changed``)."""
+    refreshed: bool = False
+    """Whether ``changed`` kept a new time for a folder listed alike or a file rewritten alike (not kept in
+    the row itself: the caller keeps the index again, and the next update need not list or read them)."""
     sources: list[tuple[str, str | None]] = field(default_factory=list)
     """Every file the walk read (``WalkResult.files``: configuration files too), in its order, with the module
     name the walk gave it: the tree as an update of bodies links it without walking it again
@@ -133,8 +136,8 @@ class TreeIndex:
         (its time differs, or was too recent to tell, and ``same_dir`` of it is false; default: its
         ``listing`` differs from the one kept for it, or none was kept and its names differ from those kept
         for a time too recent), or a file is gone, unreadable, or was not read then (its sha256 is unknown),
-        or more than ``limit`` files changed (the rest are not read). A directory listed alike keeps its new
-        time (``note`` keeps it with the files' when the index is kept)."""
+        or more than ``limit`` files changed (the rest are not read). A folder listed alike and a file read
+        alike keep their new times (``refreshed``), which the index keeps when it is kept again."""
         stat = os.stat
         try:
             for folder, mark in list(self.dirs.items()):
@@ -146,10 +149,9 @@ class TreeIndex:
                         return None
                 elif not self._listed_alike(folder, mark):
                     return None
-                elif (
-                    folder in self.listings
-                ):  # listed alike at this time: kept with it, if it is not too recent
+                elif folder in self.listings:  # listed alike now: its time kept, unless too recent
                     self.dirs[folder] = _mtime(st)
+                    self.refreshed = True
             changed: list[Changed] = []
             for position, (path, size, mtime, sha) in enumerate(
                 zip(self.paths, self.sizes, self.mtimes, self.shas, strict=True)
@@ -166,6 +168,10 @@ class TreeIndex:
                     changed.append((position, data, st))
                     if limit is not None and len(changed) > limit:
                         return None
+                else:  # touched or rewritten alike: its new stat kept
+                    self.sizes[position] = st.st_size
+                    self.mtimes[position] = _mtime(st)
+                    self.refreshed = True
         except OSError:
             return None
         return changed

@@ -113,6 +113,8 @@ def update_map(
             index = None  # it speaks for another graph
         changed = index.changed(limit=SAME_FACTS_FILES) if index is not None else None
         if index is not None and changed == []:
+            if index.refreshed:  # folders listed and files read alike: not again next time
+                indexes.put(key, index, files=False)
             return _unchanged(index, info, commit_of, started, clock)
         if index is not None and changed:
             from igg.mapping.samefacts import update_same_facts

@@ -122,6 +122,37 @@ def test_a_file_touched_or_rewritten_alike_is_hashed_and_still_unchanged(mapped:
     assert "map_code_update_unchanged" in events
 
 
+def test_what_was_read_or_listed_alike_is_not_read_or_listed_again(
+    mapped: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file saved alike by a rename over it (``git stash pop``, ``git checkout`` of the same content): the
+    first no-op update lists its folder and reads the file, finds both alike and keeps their new times; the
+    next one reads and lists nothing (at 50,000 files, a checkout that rewrote them all would be read at every
+    update)."""
+    import igg.codemap.treeindex as treeindex
+
+    tree, store = mapped
+    models = tree / "py" / "shop" / "models.py"
+    models.with_name(".models.py.swp").write_bytes(models.read_bytes())
+    os.replace(models.with_name(".models.py.swp"), models)
+    then = time.time() - 30  # old enough for their times to be kept
+    for path in (models, models.parent):
+        os.utime(path, (then, then))
+    read: list[str] = []
+    listed: list[str] = []
+    real_open, real_listing = open, treeindex.listing_of
+    monkeypatch.setattr(
+        treeindex, "open", lambda p, *a: read.append(str(p)) or real_open(p, *a), raising=False
+    )
+    monkeypatch.setattr(treeindex, "listing_of", lambda f: listed.append(f) or real_listing(f))
+    for expected in ([str(models)], []):
+        read.clear()
+        listed.clear()
+        _, events = _update(tree, store)
+        assert "map_code_update_unchanged" in events
+        assert read == expected and listed == ([str(models.parent)] if expected else [])
+
+
 @pytest.mark.parametrize(
     "change",
     ["edit", "add", "remove", "gitignore", "rename"],
@@ -174,7 +205,12 @@ def test_a_damaged_index_is_a_doubt_and_the_general_path_answers(
 
 FILES = ["shop/models.py", "shop/service.py", "shop/util/money.py", "shop/__init__.py"]
 OPS = st.lists(
-    st.tuples(st.sampled_from(["touch", "same", "edit", "add", "remove"]), st.sampled_from(FILES)),
+    st.tuples(
+        st.sampled_from(
+            ["touch", "same", "edit", "add", "remove", "same, renamed over", "edit, renamed over"]
+        ),
+        st.sampled_from(FILES),
+    ),
     max_size=3,
 )
 
@@ -189,6 +225,12 @@ def _apply(tree: Path, op: str, rel: str) -> None:
         path.write_bytes(path.read_bytes())
     elif op == "edit":
         path.write_text(path.read_text() + "\n\ndef later():\n    return 2\n")
+    elif op.endswith(
+        "renamed over"
+    ):  # saved as safe-saving editors and git checkout save: the folder's time moves
+        text = path.read_text() + ("\n\ndef later():\n    return 2\n" if op.startswith("edit") else "")
+        path.with_name(f".{path.name}.swp").write_text(text)
+        os.replace(path.with_name(f".{path.name}.swp"), path)
     elif op == "add":
         path.with_name("added.py").write_text("def added():\n    return 1\n")
     else:
