@@ -121,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
     from igg.io.files import write_file
     from igg.rules.github import to_github
     from igg.rules.sarif import to_sarif
-    from igg.service import check
+    from igg.mapping.rule_jobs import check
 
     paths, session, store = targets(args)
     report = check(

@@ -55,7 +55,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def run(args: argparse.Namespace) -> int:
-    from igg.service import cycles
+    from igg.mapping.rule_jobs import cycles
 
     paths, session, store = targets(args)
     edges = [e.strip() for e in args.edges.split(",") if e.strip()] if args.edges else None
