@@ -181,8 +181,8 @@ def keep(
     """Keep ``state``, just mapped from ``paths`` (with its walk's ``index``), for the next run."""
     if state.index is None:
         return
-    listings: dict[str, str] = {}
-    for folder in state.index.dirs:
+    listings = dict(state.index.listings)  # a map's walk kept them as it listed each folder
+    for folder in state.index.dirs.keys() - listings.keys():
         try:
             listings[folder] = listing_of(folder)
         except OSError:

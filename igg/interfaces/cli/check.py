@@ -119,9 +119,9 @@ def targets(args: argparse.Namespace) -> tuple[list[Path], str | None, str | Non
 
 def run(args: argparse.Namespace) -> int:
     from igg.io.files import write_file
+    from igg.mapping.rule_jobs import check
     from igg.rules.github import to_github
     from igg.rules.sarif import to_sarif
-    from igg.mapping.rule_jobs import check
 
     paths, session, store = targets(args)
     report = check(
