@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from structlog.testing import capture_logs
 
 import igg.mapping.bodies as bodies_module
 from igg.codemap.treeindex import INDEX_SUFFIX
@@ -359,6 +360,13 @@ def test_symbols_shared_with_a_file_of_another_language_are_updated_as_a_fresh_m
     assert graph_of(fast_store, "m") == graph_of(tmp_path / "fresh.db", "f")
 
 
+def _logged(work: Callable[[], Any]) -> tuple[Any, list[str]]:
+    """What ``work`` returns, and the events it logged."""
+    with capture_logs() as logs:
+        result = work()
+    return result, [e["event"] for e in logs]
+
+
 def _saved_by_rename(path: Path, text: str) -> None:
     """Save ``text`` to ``path`` as editors that save safely do (and ``git checkout``, ``sed -i``): a new file
     beside it, renamed over it. Its directory's time changes; its listing does not."""
@@ -395,7 +403,9 @@ def test_an_edit_saved_by_a_rename_over_the_file_is_updated_by_the_fast_paths(
     map_code([tree], agent="code", jobs=1, store=tmp_path / "fresh.db", session_id="f")
     assert graph_of(store, "m") == graph_of(tmp_path / "fresh.db", "f")
     (tree / path).with_name("NOTES.txt").write_text("not a source file\n", encoding="utf-8")
-    assert _update(tree, store).files["changed"] == []
+    (tree / path).with_name("__pycache__").mkdir()  # as a test run makes one
+    unchanged, events = _logged(lambda: _update(tree, store))
+    assert unchanged.files["changed"] == [] and "map_code_update_unchanged" in events
     (tree / path).with_name("Extra.java").write_text(
         (tree / path).read_text(encoding="utf-8").replace("class ", "class Extra", 1), encoding="utf-8"
     )
