@@ -90,7 +90,8 @@ def run_check(
         )
     if since is not None:
         check_ref(since)
-    cache = cache or FactsCache(None)
+    if cache is None and since is not None:  # each unchanged file parsed once, for whichever state asks first
+        cache = FactsCache(None)
     if session is not None:
         if store is None:
             raise RequestInvalid(
@@ -107,7 +108,7 @@ def run_check(
             paths, cache, the_rules, schema=schema, package_prefix=package_prefix, reads=reads
         )
         graph = head.graph
-        was_kept = head.kept if kept.usable(list(paths), cache, reads, schema) else None
+        was_kept = head.kept if cache is not None and kept.usable(list(paths), cache, reads, schema) else None
         target = ", ".join(map(str, paths))
     bounds = CheckBounds.for_command_line()
     refuse_unmatched(graph, the_rules, bounds=bounds)
@@ -125,6 +126,7 @@ def run_check(
         kept=was_kept,
     )
     if since is not None:
+        assert cache is not None  # made above when none was given: the two states share it
         base = ref_state(
             paths, since, cache, schema=schema, package_prefix=package_prefix, reads=reads, head=head
         )
@@ -142,7 +144,7 @@ def run_check(
 
 def tree_graph(
     paths: Sequence[Path],
-    cache: FactsCache,
+    cache: FactsCache | None,
     rules: Sequence[Rule],
     *,
     schema: str | Path | None = None,
@@ -167,16 +169,16 @@ def tree_graph(
 
 def kept_or_mapped(
     paths: Sequence[Path],
-    cache: FactsCache,
+    cache: FactsCache | None,
     *,
     schema: str | Path | None = None,
     package_prefix: str | None = None,
     reads: Reads = "all",
 ) -> TreeState:
     """The state of ``paths`` kept by the last run when it still holds (``igg.mapping.kept``), else mapped
-    (``tree_state``) and kept for the next run."""
+    (``tree_state``) and kept for the next run (``cache`` None: mapped, each file parsed)."""
     paths = list(paths)
-    if not kept.usable(paths, cache, reads, schema):
+    if cache is None or not kept.usable(paths, cache, reads, schema):
         return tree_state(paths, cache, schema=schema, package_prefix=package_prefix, reads=reads)
     state = kept.kept_state(paths, cache, reads=reads, package_prefix=package_prefix)
     if state is None:
@@ -250,4 +252,4 @@ def graph_of(
                 source="the command line",
             )
         return session_depgraph(store, session)[0]
-    return kept_or_mapped(paths, cache or FactsCache(None), reads=reads).graph
+    return kept_or_mapped(paths, cache, reads=reads).graph

@@ -75,15 +75,16 @@ class TreeState:
 
 def tree_state(
     paths: Sequence[Path],
-    cache: FactsCache,
+    cache: FactsCache | None,
     *,
     max_bytes: int = DEFAULT_MAX_BYTES,
     package_prefix: str | None = None,
     schema: str | Path | None = None,
     reads: Reads = "all",
 ) -> TreeState:
-    """Walk, parse (what ``cache`` lacks) and link ``paths``; place the result in the code schema.
-    ``reads`` (``igg.rules.reads``): only as much as that (``imports``: each file's imports, linked)."""
+    """Walk, parse (what ``cache`` lacks; every file without one, the state then keeping no facts' keys) and
+    link ``paths``; place the result in the code schema. ``reads`` (``igg.rules.reads``): only as much as that
+    (``imports``: each file's imports, linked)."""
     walked = walk(list(paths), max_bytes=max_bytes, package_prefix=package_prefix)
     if not any(not languages.is_config(f.path) for f in walked.files):
         raise RequestInvalid(
@@ -116,7 +117,7 @@ def linked_state(
         files=len(walked.files),
         parsed=0,
         facts={f.path: f for f in facts},
-        keys={f.path: k for f, k in zip(facts, keys, strict=True)},
+        keys={f.path: k for f, k in zip(facts, keys, strict=True)} if keys else {},
         index=TreeIndex.of(walked, "", 0),
         reads=reads,
         ignore_files=[
