@@ -74,15 +74,8 @@ def run_check(
     """Judge ``rules`` on ``paths`` (or on ``session`` of ``store``); see the module doc. ``reads``: how far a
     tree is mapped (default: as far as the rules read, ``tree_graph``; ``all`` maps it in full)."""
     if new_only and since is None:
-        raise RequestInvalid(
-            [
-                Problem(
-                    "--new-only",
-                    "needs --since REF: the commit whose violations are known (e.g. --since origin/main)",
-                )
-            ],
-            source="the command line",
-        )
+        needs = "needs --since REF: the commit whose violations are known (e.g. --since origin/main)"
+        raise RequestInvalid([Problem("--new-only", needs)], source="the command line")
     if session is not None and since is not None:
         raise RequestInvalid(
             [Problem("--since", "compares two commits of a source tree: give a PATH, not a session")],
@@ -90,8 +83,7 @@ def run_check(
         )
     if since is not None:
         check_ref(since)
-    if cache is None and since is not None:  # each unchanged file parsed once, for whichever state asks first
-        cache = FactsCache(None)
+        cache = cache or FactsCache(None)  # each unchanged file parsed once, for whichever state asks first
     if session is not None:
         if store is None:
             raise RequestInvalid(
