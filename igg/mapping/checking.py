@@ -100,7 +100,7 @@ def run_check(
             paths, cache, the_rules, schema=schema, package_prefix=package_prefix, reads=reads
         )
         graph = head.graph
-        was_kept = head.kept if cache is not None and kept.usable(list(paths), cache, reads, schema) else None
+        was_kept = head.kept if kept.usable(list(paths), cache, reads, schema) else None
         target = ", ".join(map(str, paths))
     bounds = CheckBounds.for_command_line()
     refuse_unmatched(graph, the_rules, bounds=bounds)

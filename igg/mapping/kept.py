@@ -91,11 +91,16 @@ class KeptFacts(Mapping[str, FileFacts]):
         return path in self._files
 
 
-def usable(paths: list[Path], cache: FactsCache, reads: Reads, schema: object) -> bool:
+def usable(paths: list[Path], cache: FactsCache | None, reads: Reads, schema: object) -> bool:
     """Whether a graph of ``paths`` is kept: of one folder, in a cache on disk, of imports or tables, in the
     code schema."""
     return (
-        len(paths) == 1 and paths[0].is_dir() and cache.path is not None and reads != "all" and schema is None
+        len(paths) == 1
+        and paths[0].is_dir()
+        and cache is not None
+        and cache.path is not None
+        and reads != "all"
+        and schema is None
     )
 
 
