@@ -48,7 +48,7 @@ from igg.graph.collector import collector_paused
 from igg.graph.state import GraphState
 from igg.mapping.difference import plan_file_difference
 from igg.mapping.limits import check_update_size
-from igg.mapping.remap import keeps_reach, link_bodies
+from igg.mapping.remap import keeps_names, link_bodies
 from igg.mapping.updated import UpdateResult, apply_step, file_elements, load_map, update_result
 from igg.record.logs import get_logger
 from igg.session.updates import keeps_snapshot
@@ -305,7 +305,7 @@ def update_bodies(
 
     key, index, changed = tree
     then, now = facts
-    if not all(keeps_reach(a, b) for a, b in zip(then, now, strict=True)):
+    if not all(keeps_names(a, b) for a, b in zip(then, now, strict=True)):
         return None
     mark = clock()
     found = _sources(paths, index, _their_languages(indexes.sources(key), facts), edited)

@@ -152,6 +152,18 @@ def in_walk_order(paths: Sequence[str], removed: Iterable[str]) -> list[str]:
     return out
 
 
+def renamed(
+    before: dict[str, Any], now: dict[str, str], added: list[str], removed: list[str]
+) -> list[dict[str, str]]:
+    """The removed files whose content an added file has (``from`` -> ``to``), by their hashes."""
+    found: list[dict[str, str]] = []
+    for old in removed:
+        twin = next((p for p in added if now[p] == before[old] and before[old]), None)
+        if twin is not None:
+            found.append({"from": old, "to": twin})
+    return found
+
+
 def _names_no_other(path: str) -> bool:
     """Whether a file at ``path`` is one whose presence or absence names no other file (the module doc)."""
     name = languages.language_of(path)
