@@ -37,6 +37,9 @@ class FactsCache:
 
     def __init__(self, path: str | Path | None) -> None:
         self.path = Path(path) if path is not None else None
+        self.whole: set[str] = set()
+        """Keys whose facts ``get_many(bodies=False)`` gave whole: their bodies call nothing to leave out
+        (every Python file's: its calls are its flows), so reading them with their bodies reads them again."""
         try:
             if self.path is not None:  # beside its store, whose folder the first run into it creates too
                 self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -80,7 +83,7 @@ class FactsCache:
     def get_many(self, keys: Sequence[str], *, bodies: bool = True) -> list[FileFacts | None]:
         """``get`` of each key, in order, in a few queries (``bodies=False``: the facts without the calls and
         instantiations of their callables, ``without_bodies``)."""
-        column = "data" if bodies else "coalesce(declared, data)"
+        column = "data, 1" if bodies else "coalesce(declared, data), declared IS NULL"
         found: dict[str, bytes] = {}
         for start in range(0, len(keys), 500):
             chunk = keys[start : start + 500]
@@ -91,7 +94,10 @@ class FactsCache:
             except sqlite3.Error as exc:
                 log.warning("code_facts_cache_unreadable", path=str(self.path), error=str(exc))
                 return [None] * len(keys)
-            found.update(rows)
+            for key, data, whole in rows:
+                found[key] = data
+                if whole:
+                    self.whole.add(key)
         return [self._load(found.get(k)) for k in keys]
 
     @staticmethod

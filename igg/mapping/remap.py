@@ -26,7 +26,7 @@ from igg.graph.collector import collector_paused
 from igg.graph.state import GraphState
 from igg.mapping.difference import plan_difference, plan_file_difference
 from igg.mapping.limits import check_update_size
-from igg.mapping.touched import alone, named_beside, renamed, sibling_files
+from igg.mapping.touched import Moved, alone, named_then, renamed
 from igg.mapping.updated import UpdateResult, apply_step, file_elements, load_map, module_nodes, update_result
 from igg.record.logs import get_logger
 from igg.store.location import resolve_store_path, sidecar_path
@@ -249,30 +249,6 @@ def _mentioning(
     return reach
 
 
-Moved = tuple[set[str], list[str], Mapping[str, str]]
-"""The files an update found added and removed, and where on disk the walk read each file a language names
-from the disk (``WalkResult.disk``)."""
-
-
-def _named_then(
-    moved: Moved, module_of: dict[str, str | None], before: dict[str, Any]
-) -> dict[str, tuple[str | None, str | None]] | None:
-    """Each removed file of ``moved``, by path: the module name the walk gave it at the last map (its
-    language's ``module_beside`` a file of its folder the walk read now and then; ``module_of``: the name of
-    each file read now) and its content hash then; None when a name cannot be told."""
-    added, removed, disk = moved
-    if not removed:
-        return {}
-    siblings = sibling_files(module_of, added)
-    then: dict[str, tuple[str | None, str | None]] = {}
-    for path in removed:
-        named = named_beside(path, siblings, module_of.__getitem__, lambda p: disk.get(p, p))
-        if named is None:
-            return None
-        then[path] = (named[0], before[path])
-    return then
-
-
 def _moved_reach(
     facts: Sequence[FileFacts],
     added: set[str],
@@ -305,13 +281,19 @@ def _with_bodies(
     paths: set[str] | None,
 ) -> None:
     """Replace the facts of ``paths`` (None: of every file) read without bodies by the whole facts (from the
-    cache, else parsed again); ``whole`` (paths whose facts are whole) grows accordingly."""
-    todo = [i for i, f in enumerate(facts) if f.path not in whole and (paths is None or f.path in paths)]
-    found = cache.get_many(
-        [FactsCache.key(sources[i].path, sources[i].module, shas[sources[i].path]) for i in todo]
-    )
-    for i, f in zip(todo, found, strict=True):
-        facts[i] = f if f is not None else analyze(sources[i])
+    cache, else parsed again; those it gave whole already stay: ``FactsCache.whole``); ``whole`` (paths whose
+    facts are whole) grows accordingly."""
+    todo: list[tuple[int, str]] = []
+    for i, f in enumerate(facts):
+        if f.path in whole or (paths is not None and f.path not in paths):
+            continue
+        key = FactsCache.key(sources[i].path, sources[i].module, shas[sources[i].path])
+        if key in cache.whole:
+            whole.add(f.path)
+        else:
+            todo.append((i, key))
+    for (i, _), found in zip(todo, cache.get_many([k for _, k in todo]), strict=True):
+        facts[i] = found if found is not None else analyze(sources[i])
         whole.add(facts[i].path)
 
 
@@ -399,7 +381,8 @@ def _link_flows(
     """The link after changes of value flows that kept every name (``files``: the changed files, those
     parsed now, and the files ``_reach`` found: every file of their languages). The program is solved again
     with every file's bodies, as the general path solves it; the files whose calls it resolves as the last
-    link did (``KeptCalls``) state what they stated, and the others are linked again, their calls given.
+    link did (``KeptCalls``) state what they stated, and the others are linked again, their calls given (a
+    route's handler among them: with every file of routes and of handlers).
     None when the last link's calls are not kept. At 50,000 files, a Python call added linked 12,500 files
     and loaded the whole graph (45 s), where the files whose calls changed are a few."""
     changed, parsed, reach = files
@@ -413,11 +396,20 @@ def _link_flows(
     if rows is None:
         return None
     moved = {p for p, (_, found) in solved.made.items() if p in changed or rows[p] != found}
-    local = _with_their_methods(facts, {*changed, *moved})
+    handlers = handler_names(facts)
+    if handlers and any(_handles(f, handlers) for f in facts if f.path in moved):
+        # the files of routes state the HANDLES edges going out of their handlers' (Django's views)
+        moved |= {f.path for f in facts if (f.http and f.http.routes) or _handles(f, handlers)}
+    local = _with_their_methods(facts, moved)
     keeping.given = {p: solved.made[p][1] for p in local if p in solved.made}
     model = link(facts, only=local, calls=keeping)
-    keeping.made, keeping.whole = {p: solved.made[p] for p in moved}, False
+    keeping.made, keeping.whole = {p: solved.made[p] for p in moved if p in solved.made}, False
     return model, local
+
+
+def _handles(f: FileFacts, handlers: set[str]) -> bool:
+    """Whether ``f`` declares a function or class of one of the names routes give their ``handlers``."""
+    return any(c.name in handlers for c in f.callables) or any(t.name in handlers for t in f.types)
 
 
 @collector_paused()
@@ -569,7 +561,7 @@ def _plan(
         whole = set(parsed)  # the files whose facts hold their bodies (the others' were read without)
         if moved is not None and set(parsed) <= {*changed, *moved[0]}:
             module_of = {f.path: f.module for f in sources}
-            then = _named_then(moved, module_of, before)
+            then = named_then(moved, module_of, before)
             reached = (
                 _reach(facts, {p: (module_of[p], before[p]) for p in changed}, cache, (moved[0], then))
                 if then is not None

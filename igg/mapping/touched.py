@@ -164,6 +164,30 @@ def renamed(
     return found
 
 
+Moved = tuple[set[str], list[str], Mapping[str, str]]
+"""The files an update found added and removed, and where on disk the walk read each file a language names
+from the disk (``WalkResult.disk``)."""
+
+
+def named_then(
+    moved: Moved, module_of: dict[str, str | None], before: dict[str, Any]
+) -> dict[str, tuple[str | None, str | None]] | None:
+    """Each removed file of ``moved``, by path: the module name the walk gave it at the last map (its
+    language's ``module_beside`` a file of its folder the walk read now and then; ``module_of``: the name of
+    each file read now) and its content hash then; None when a name cannot be told."""
+    added, removed, disk = moved
+    if not removed:
+        return {}
+    siblings = sibling_files(module_of, added)
+    then: dict[str, tuple[str | None, str | None]] = {}
+    for path in removed:
+        named = named_beside(path, siblings, module_of.__getitem__, lambda p: disk.get(p, p))
+        if named is None:
+            return None
+        then[path] = (named[0], before[path])
+    return then
+
+
 def _names_no_other(path: str) -> bool:
     """Whether a file at ``path`` is one whose presence or absence names no other file (the module doc)."""
     name = languages.language_of(path)

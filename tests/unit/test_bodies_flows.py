@@ -95,6 +95,41 @@ def test_a_call_that_passes_another_class_links_again_the_file_whose_calls_it_ch
     assert _update(tree, store).graph["nodes_changed"] == 0
 
 
+def test_a_call_that_changes_the_calls_of_a_django_view_keeps_the_edges_its_routes_state(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Django's routes name their views in another file: the route's file states the view's ``HANDLES``
+    edges. A call that changes what a function of the views' file calls links that file again, and with it
+    every file of routes and of handlers: the ``HANDLES`` edges stay, no whole graph is loaded, and the graph
+    is a fresh map's."""
+    tree, store = tmp_path / "tree", tmp_path / "s.db"
+    shutil.copytree(CODE_FIXTURES / "http" / "users" / "legacy", tree / "legacy")
+    shop = tree / "legacy" / "shop"
+    (shop / "engines.py").write_text(_TREE["app/engines.py"], encoding="utf-8")
+    views = (shop / "views.py").read_text(encoding="utf-8")
+    (shop / "views.py").write_text(views + "\n\ndef run(engine):\n    engine.go()\n", encoding="utf-8")
+    main = (
+        "from shop.engines import Fast, Slow\nfrom shop.views import run\n\n\ndef main():\n    run(Fast())\n"
+    )
+    (shop / "main.py").write_text(main, encoding="utf-8")
+    map_into_store(tree, store)
+    handles = _count(store, "HANDLES")
+    assert handles >= 4
+    loads = _whole_loads(monkeypatch)
+    (shop / "main.py").write_text(main + "    run(Slow())\n", encoding="utf-8")
+    taken, result = _taken(tree, store, monkeypatch)
+    assert taken and loads == []
+    assert result.graph["edges_added"] == 2  # main -> Slow, run -> Slow.go
+    assert _count(store, "HANDLES") == handles
+    assert graph_of(store, "m") == _fresh(tree, tmp_path)
+
+
+def _count(store: Path, label: str) -> int:
+    """How many edges of ``label`` the stored map holds."""
+    _, state, _ = SessionStore(store).load_state("m")
+    return sum(1 for _, _, _, d in state.edges() if d["type"] == label)
+
+
 def test_when_the_last_links_calls_are_not_kept_the_general_path_updates(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
