@@ -112,12 +112,14 @@ def apply_step(
 def load_map(store: Any, sid: str, elements: Sequence[str] | None = None, request: Any = None) -> Any:
     """Stored session ``sid`` (checked by ``_check_map``), loaded to be updated (``elements``: only those
     nodes and edges of its graph, counted with the rest: ``igg.graph.partial``; ``request``: its request,
-    when loaded already)."""
+    when loaded already, else read without its context when its grounding is off)."""
     from igg.session import Session
     from igg.store import StoreSessions
 
     log.debug("map_code_state_loading", session_id=sid)
     repo = StoreSessions(store)
+    if request is None:  # an update reads no context (a 50,000-file map's is 68 MB): see SessionStore.request
+        request = store.request(sid, context=False)
     # begun: a finished map is not claimed again; its recorder writes the update step without an owner
     return Session.load(
         repo,

@@ -62,6 +62,11 @@ class StepInfo:
     created_at: float = 0.0
 
 
+_WITHOUT_CONTEXT = {
+    "sqlite": "json_remove(request, '$.context_data')",
+    "postgresql": "(request::jsonb - 'context_data')::text",
+}
+"""A stored request without its ``context_data``, as each database writes it (``SessionStore.request``)."""
 _MOST_ELEMENTS = 30_000
 """Most elements ``SessionStore.load_elements`` reads (by one statement: SQLite takes 32,766 parameters)."""
 
@@ -262,15 +267,23 @@ class SessionStore:
         """One session; ``SessionError`` naming the known sessions when it is not in the store."""
         return catalog.session(self.db, session_id)
 
-    def request(self, session_id: str) -> Request:
-        """The request the session was started with."""
+    def request(self, session_id: str, *, context: bool = True) -> Request:
+        """The request the session was started with. ``context=False``: without its ``context_data`` when its
+        grounding is off (nothing then reads the context to change the graph): what an update of a code map
+        reads, whose request holds every file of the tree (68 MB at 50,000 files: 0.25 s to read)."""
+        column = "request" if context else _WITHOUT_CONTEXT[self.db.dialect]
         text = self.db.read(
-            lambda c: c.execute("SELECT request FROM requests WHERE session_id = ?", (session_id,)).fetchone()
+            lambda c: c.execute(
+                f"SELECT {column} FROM requests WHERE session_id = ?", (session_id,)
+            ).fetchone()
         )
         if text is None:
             self.session(session_id)  # raises the helpful error
+        data = codec.loads(text[0])
+        if not context and (data.get("config") or {}).get("grounding", "off") != "off":
+            return self.request(session_id)
         name = f"stored request of session {session_id!r}"  # checked when it began (documents or not)
-        return load_request(codec.loads(text[0]), source_name=name, documents=True)
+        return load_request(data, source_name=name, documents=True)
 
     def steps(self, session_id: str, *, with_records: bool = True, after_step: int = 0) -> list[StepInfo]:
         """The committed steps of a session (after ``after_step``), in order."""

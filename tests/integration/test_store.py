@@ -470,3 +470,17 @@ def test_an_atomic_block_keeps_all_of_its_writes_or_none(store):
     with store.db.atomic():
         run_iterations(SessionRecorder(store), request_for(), responses(3))
     assert store.session("s1").last_iteration == 3 and replay(store, "s1").ok
+
+
+@pytest.mark.parametrize("grounding", ["off", "warn", "required"])
+def test_an_update_reads_the_request_without_its_context_when_nothing_quotes_it(store, grounding):
+    """A code map's request holds every file of its tree (68 MB at 50,000 files), which an update never reads
+    when its grounding is off: ``context=False`` reads the request without ``context_data`` then, and whole
+    under a grounding that quotes evidence from it. Everything else of the request is as stored."""
+    context = "Alice works at Acme. " * 50
+    request = make_request(session_id="s1", context_data=context, grounding=grounding)
+    run_iterations(SessionRecorder(store, agent="script:x.jsonl"), request, responses(2))
+    whole, lean = store.request("s1"), store.request("s1", context=False)
+    assert whole.context_data == context
+    assert lean.context_data == ("" if grounding == "off" else context)
+    assert lean.model_dump(exclude={"context_data"}) == whole.model_dump(exclude={"context_data"})
