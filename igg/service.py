@@ -375,7 +375,12 @@ def map_code(
             recorders=recorders,
         )
     if agent == "code" and store is not None and result.stop_reason == "finished":
-        _index_map(open_store(store), result, codemap, prepare_options)
+        db = open_store(store)
+        try:
+            _index_map(db, result, codemap, prepare_options)
+        finally:
+            if db is not store:  # opened here: closed here (a PostgreSQL store's pool has threads)
+                db.close()
     out_summary = summary(codemap, result, the_agent if static is None else None, clock() - run_started)
     if static is not None:
         out_summary["static_analysis"] = static

@@ -53,7 +53,7 @@ from igg.graph.state import GraphState
 from igg.mapping.difference import plan_file_difference
 from igg.mapping.limits import check_update_size
 from igg.mapping.remap import keeps_names, link_bodies
-from igg.mapping.updated import UpdateResult, apply_step, file_elements, load_map, update_result
+from igg.mapping.updated import UpdateResult, apply_step, file_elements, load_map, update_result, update_store
 from igg.record.logs import get_logger
 from igg.session.updates import keeps_snapshot
 from igg.store.location import resolve_store_path, sidecar_path
@@ -305,8 +305,6 @@ def update_bodies(
     named as it named them (``samefacts``); ``kept``: reads the calls kept from the last link
     (``TreeIndexes.calls``); ``request``: the session's, loaded already. It makes no cycles (collector
     paused: at 50,000 files, its passes over the facts and the model took half the time)."""
-    from igg.store import SessionStore
-
     key, index, changed = tree
     then, now = facts
     if not all(keeps_names(a, b) for a, b in zip(then, now, strict=True)):
@@ -329,7 +327,7 @@ def update_bodies(
     elements = _elements(indexes, key, local, _reached_files(model, local))
     seconds["parse_and_diff"] = clock() - mark
     mark = clock()
-    store = SessionStore(store_path)
+    store = update_store(store_path)
     session = load_map(store, sid, elements=elements, request=request) if elements else None
     if session is None:
         return None

@@ -27,7 +27,15 @@ from igg.graph.state import GraphState
 from igg.mapping.difference import plan_difference, plan_file_difference
 from igg.mapping.limits import check_update_size
 from igg.mapping.touched import Moved, alone, named_then, renamed
-from igg.mapping.updated import UpdateResult, apply_step, file_elements, load_map, module_nodes, update_result
+from igg.mapping.updated import (
+    UpdateResult,
+    apply_step,
+    file_elements,
+    load_map,
+    module_nodes,
+    update_result,
+    update_store,
+)
 from igg.record.logs import get_logger
 from igg.store.location import resolve_store_path, sidecar_path
 
@@ -430,9 +438,7 @@ def remap(
     """The update of session ``sid`` (see the module doc), its walk, the calls its link resolved (``kept``
     reads the last link's: ``KeptCalls``) and each file's Module node and elements now; it makes no cycles
     (collector paused)."""
-    from igg.store import SessionStore
-
-    store = SessionStore(store_path)
+    store = update_store(store_path)
     session = load_map(store, sid)
     state = session.state
     seconds = {"load": clock() - started}

@@ -53,7 +53,7 @@ from igg.codemap.treeindex import Changed, TreeIndex, TreeIndexes
 from igg.codemap.walk import read_bytes_as_walked
 from igg.mapping.limits import check_update_size
 from igg.mapping.relined import relined_difference
-from igg.mapping.updated import UpdateResult, apply_step, load_map, update_result
+from igg.mapping.updated import UpdateResult, apply_step, load_map, update_result, update_store
 from igg.record.logs import get_logger
 from igg.session.updates import keeps_snapshot
 from igg.store.location import resolve_store_path, sidecar_path
@@ -219,8 +219,6 @@ def update_same_facts(
     index, of the session's last step, and the files whose bytes changed) kept its facts, moved in order at
     most (see the module doc); its kept calls written, the index noted (to be kept); None: the general path
     decides."""
-    from igg.store import SessionStore
-
     key, index, changed = tree
     edits = _edits(paths, index, changed, max_bytes=max_bytes, chosen=chosen)
     if edits is None:
@@ -231,7 +229,7 @@ def update_same_facts(
     wanted = dict.fromkeys(e.node for e in edits)
     for ids in (held or {}).values():
         wanted.update(dict.fromkeys(ids))
-    store = SessionStore(store_path)
+    store = update_store(store_path)
     session = load_map(store, sid, elements=list(wanted))
     state = session.state
     before = _modules_then(state, edits)

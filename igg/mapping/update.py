@@ -47,7 +47,7 @@ from igg.codemap.treeindex import INDEX_SUFFIX, TreeIndex, TreeIndexes, index_ke
 from igg.codemap.walk import DEFAULT_MAX_BYTES
 from igg.errors import Problem, RequestInvalid, SessionRefused
 from igg.mapping.trees import existing_paths, git_commit_soon
-from igg.mapping.updated import UpdateResult, update_result
+from igg.mapping.updated import UpdateResult, update_result, update_stores
 from igg.record.logs import get_logger
 from igg.store import catalog
 from igg.store.backends import open_database
@@ -108,55 +108,58 @@ def update_map(
     finally:
         db.close()
     indexes = TreeIndexes(sidecar_path(resolve_store_path(store_path), INDEX_SUFFIX))
-    try:
-        key = index_key(sid, paths, max_bytes=max_bytes, package_prefix=package_prefix, chosen=chosen)
-        index = indexes.get(key)
-        if index is not None and (index.session_id, index.last_step) != (sid, info.last_step):
-            index = None  # it speaks for another graph
-        changed = index.changed(limit=SAME_FACTS_FILES) if index is not None else None
-        if index is not None and changed == []:
-            if index.refreshed:  # folders listed and files read alike: not again next time
-                indexes.put(key, index, files=False)
-            return _unchanged(index, info, commit_of, started, clock)
-        if index is not None and changed:
-            from igg.mapping.samefacts import update_same_facts
+    with update_stores():  # one store for the paths this update tries, closed at its end
+        try:
+            key = index_key(sid, paths, max_bytes=max_bytes, package_prefix=package_prefix, chosen=chosen)
+            index = indexes.get(key)
+            if index is not None and (index.session_id, index.last_step) != (sid, info.last_step):
+                index = None  # it speaks for another graph
+            changed = index.changed(limit=SAME_FACTS_FILES) if index is not None else None
+            if index is not None and changed == []:
+                if index.refreshed:  # folders listed and files read alike: not again next time
+                    indexes.put(key, index, files=False)
+                return _unchanged(index, info, commit_of, started, clock)
+            if index is not None and changed:
+                from igg.mapping.samefacts import update_same_facts
 
-            index.files = indexes.files(key) or {}
-            kept = update_same_facts(
+                index.files = indexes.files(key) or {}
+                kept = update_same_facts(
+                    paths,
+                    sid,
+                    (key, index, changed),
+                    store_path=store_path,
+                    max_bytes=max_bytes,
+                    chosen=chosen,
+                    clock=clock,
+                    started=started,
+                    commit_of=commit_of,
+                    indexes=indexes,
+                )
+                if kept is not None:
+                    indexes.put(
+                        key, index, files=False
+                    )  # noted: its files' new stats and bytes, the step kept
+                    return kept
+            from igg.mapping.remap import remap
+
+            result, walked, calls, modules = remap(
                 paths,
                 sid,
-                (key, index, changed),
-                store_path=store_path,
                 max_bytes=max_bytes,
+                jobs=jobs,
+                package_prefix=package_prefix,
                 chosen=chosen,
                 clock=clock,
                 started=started,
                 commit_of=commit_of,
-                indexes=indexes,
+                store_path=store_path,
+                kept=lambda shas: indexes.calls(sid, info.last_step, shas),
             )
-            if kept is not None:
-                indexes.put(key, index, files=False)  # noted: its files' new stats and bytes, the step kept
-                return kept
-        from igg.mapping.remap import remap
-
-        result, walked, calls, modules = remap(
-            paths,
-            sid,
-            max_bytes=max_bytes,
-            jobs=jobs,
-            package_prefix=package_prefix,
-            chosen=chosen,
-            clock=clock,
-            started=started,
-            commit_of=commit_of,
-            store_path=store_path,
-            kept=lambda shas: indexes.calls(sid, info.last_step, shas),
-        )
-        indexes.put(key, TreeIndex.of(walked, sid, result.step, *modules))
-        indexes.put_calls(sid, result.step, calls)
-        return result
-    finally:
-        indexes.close()
+            indexes.put(key, TreeIndex.of(walked, sid, result.step, *modules))
+            indexes.put_calls(sid, result.step, calls)
+            return result
+        finally:
+            indexes.close()
 
 
 def _unchanged(

@@ -4,8 +4,11 @@ its path for files that kept their facts (``igg.mapping.samefacts``) and its gen
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from igg.record.logs import get_logger
@@ -107,6 +110,37 @@ def apply_step(
         reasoning=reasoning(files, commit),
         timings_ms={"total": round((now() - started) * 1000, 3)},
     )
+
+
+_OPENED: ContextVar[dict[str, Any] | None] = ContextVar("igg_update_stores", default=None)
+
+
+@contextmanager
+def update_stores() -> Iterator[None]:
+    """The stores an update opens (``update_store``: one per location, shared by its paths), closed when it
+    ends: a PostgreSQL store left to the collector has its pool closed from one of the pool's own threads."""
+    opened: dict[str, Any] = {}
+    token = _OPENED.set(opened)
+    try:
+        yield
+    finally:
+        _OPENED.reset(token)
+        for store in opened.values():
+            store.close()
+
+
+def update_store(store_path: str | Path) -> Any:
+    """The ``SessionStore`` at ``store_path``: the one the running update opened (``update_stores``), else a
+    new one."""
+    from igg.store import SessionStore
+
+    opened = _OPENED.get()
+    if opened is None:
+        return SessionStore(store_path)
+    store = opened.get(str(store_path))
+    if store is None:
+        store = opened[str(store_path)] = SessionStore(store_path)
+    return store
 
 
 def load_map(store: Any, sid: str, elements: Sequence[str] | None = None, request: Any = None) -> Any:

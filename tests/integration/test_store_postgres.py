@@ -317,10 +317,7 @@ def test_an_update_of_a_file_that_kept_its_facts_reads_its_module_node_alone(
     service.write_text(service.read_text().replace("format_amount(10)", "format_amount(25)"))
     result = update_map([tree], postgres_url, session_id="m", jobs=1)
     assert result.files["changed"] == ["shop/service.py"] and result.files["relinked"] == 0
-    assert (
-        result.graph["nodes_changed"] == 1
-        and result.graph["nodes"] == SessionStore(postgres_url).session("m").nodes
-    )
+    assert result.graph["nodes_changed"] == 1 and result.graph["nodes"] == _session(postgres_url, "m").nodes
     map_code([tree], agent="code", jobs=1, store=tmp_path / "fresh.db", session_id="f")
     assert graph_of(postgres_url, "m") == graph_of(tmp_path / "fresh.db", "f")
     # a blank line above a function: the lines below it move, read and changed from their elements' own rows
@@ -343,3 +340,12 @@ def test_an_update_of_a_file_that_kept_its_facts_reads_its_module_node_alone(
     assert result.files["relinked"] == 1 and result.graph["edges_added"] == 1
     map_code([tree], agent="code", jobs=1, store=tmp_path / "fresh3.db", session_id="f")
     assert graph_of(postgres_url, "m") == graph_of(tmp_path / "fresh3.db", "f")
+
+
+def _session(url: str, session_id: str) -> Any:
+    """The stored row of a session (its store closed again)."""
+    store = SessionStore(url)
+    try:
+        return store.session(session_id)
+    finally:
+        store.close()

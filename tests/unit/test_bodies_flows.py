@@ -204,3 +204,45 @@ def test_python_calls_added_and_removed_are_updated_as_the_general_path_updates_
         )
     assert taken >= 3
     assert graph_of(fast_store, "m") == _fresh(fast, tmp_path)
+
+
+def test_every_store_an_update_opens_is_closed_when_it_ends(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An update may try three paths, each reading the store: it opens one store for them all and closes it
+    when it ends, whichever path answers (a PostgreSQL store left open has its pool closed by the collector,
+    from one of the pool's own threads). A line's constant changed, a call added, a file added."""
+    tree, store = tmp_path / "tree", tmp_path / "s.db"
+    for path, text in _TREE.items():
+        (tree / path).parent.mkdir(parents=True, exist_ok=True)
+        (tree / path).write_text(text, encoding="utf-8")
+    map_into_store(tree, store)
+    opened: list[SessionStore] = []
+    closed: list[SessionStore] = []
+    init, close = SessionStore.__init__, SessionStore.close
+
+    def opening(self: SessionStore, *args: Any, **kwargs: Any) -> None:
+        opened.append(self)
+        init(self, *args, **kwargs)
+
+    def closing(self: SessionStore) -> None:
+        closed.append(self)
+        close(self)
+
+    monkeypatch.setattr(SessionStore, "__init__", opening)
+    monkeypatch.setattr(SessionStore, "close", closing)
+    main = tree / "app" / "main.py"
+    edits = [
+        lambda: main.write_text(_TREE["app/main.py"].replace("return 0", "return 1"), encoding="utf-8"),
+        lambda: main.write_text(
+            _TREE["app/main.py"].replace("    return 0", "    run(Slow())\n    return 0")
+        ),
+        lambda: (tree / "app" / "more.py").write_text(_TREE["app/other.py"], encoding="utf-8"),
+    ]
+    for edit in edits:
+        opened.clear()
+        closed.clear()
+        edit()
+        result = _update(tree, store)
+        assert result.graph["nodes_changed"] + result.graph["nodes_added"] + result.graph["edges_added"] > 0
+        assert opened and all(any(s is c for c in closed) for s in opened)

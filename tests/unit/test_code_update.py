@@ -37,7 +37,11 @@ def graph_of(
 ) -> tuple[dict[tuple[str, Any], dict[str, Any]], set[tuple[Any, ...]]]:
     """Nodes by (type, identity) with their properties, and edges by their endpoints' identities with their
     properties (their sites)."""
-    _, state, _ = SessionStore(store).load_state(session_id)
+    db = SessionStore(store)
+    try:
+        _, state, _ = db.load_state(session_id)
+    finally:
+        db.close()
     key = {
         n: (state.node_type(n), state.identity(state.node_type(n), state.node_properties(n)))
         for n in state.graph.nodes
