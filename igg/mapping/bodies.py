@@ -1,5 +1,5 @@
-"""An update whose changed files kept their declarations and changed what their bodies call: ``igg map-code
---update`` that loads only the elements of the files it links again.
+"""An update whose changed files changed what their bodies call, or a declaration without a node to add or
+remove: ``igg map-code --update`` that loads only the elements of the files it links again.
 
 An edit inside a function's body that adds, removes or redirects a call (or an instantiation, a SQL string)
 changes the file's facts, so the files cannot keep them (``igg.mapping.samefacts``). But when every changed
@@ -10,7 +10,8 @@ It loads the whole stored graph to do so (15.9 s of a 30 s update at 50,000 file
 flows changed (Python's calls are one program: a value passed to a parameter decides the calls of another
 file), the program is solved again and the files whose calls it resolves otherwise than the last link did are
 linked with them (``remap.link_bodies``; 52 s -> 13 s, 6.6 GB -> 1.8 GB for a Python call added at 50,000
-files). This path does the same with the elements those files hold:
+files). A declaration changed (a function's parameters) links the files that mention its name with them, as
+the general path does. This path does the same with the elements those files hold:
 
 1. every file's facts are read as the general path reads them, without walking the tree again: the index
    keeps every file the last walk read, with its module name and its text's hash, by which the facts cache
@@ -26,11 +27,12 @@ files). This path does the same with the elements those files hold:
    the index keeps the new elements of the files linked again.
 
 Anything else returns None, and the general path decides, so the graph is always the one a fresh map builds: a
-file that came or went, a name that changed, a flow that changed in a language that does not keep its calls,
-calls of the last link not kept, a node to add or remove, an edge added or removed with a site in a file not
-linked again, an element the index does not hold, or a change large enough to keep a snapshot of the whole
-graph (``updates.keeps_snapshot``). ``tests/unit/test_bodies.py`` and ``tests/unit/test_bodies_flows.py``
-apply both paths to the same edits and compare the stored sessions.
+file that came or went, a change ``changed_names`` cannot tell (an import, a supertype), a flow that changed
+in a language that does not keep its calls, calls of the last link not kept, a node to add or remove (a
+function added, a method whose signature, its identity, changed), an edge added or removed with a site in a
+file not linked again, an element the index does not hold, or a change large enough to keep a snapshot of
+the whole graph (``updates.keeps_snapshot``). ``tests/unit/test_bodies.py`` and
+``tests/unit/test_bodies_flows.py`` apply both paths to the same edits and compare the stored sessions.
 """
 
 from __future__ import annotations
@@ -52,7 +54,7 @@ from igg.graph.collector import collector_paused
 from igg.graph.state import GraphState
 from igg.mapping.difference import plan_file_difference
 from igg.mapping.limits import check_update_size
-from igg.mapping.remap import keeps_names, link_bodies
+from igg.mapping.remap import link_bodies, names_told
 from igg.mapping.updated import UpdateResult, apply_step, file_elements, load_map, update_result, update_store
 from igg.record.logs import get_logger
 from igg.session.updates import keeps_snapshot
@@ -307,7 +309,7 @@ def update_bodies(
     paused: at 50,000 files, its passes over the facts and the model took half the time)."""
     key, index, changed = tree
     then, now = facts
-    if not all(keeps_names(a, b) for a, b in zip(then, now, strict=True)):
+    if not all(names_told(a, b) for a, b in zip(then, now, strict=True)):
         return None
     mark = clock()
     found = _sources(paths, index, _their_languages(indexes.sources(key), facts), edited)

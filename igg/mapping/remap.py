@@ -160,7 +160,9 @@ def _reach(
     earlier: dict[str, tuple[str | None, str | None]],
     cache: FactsCache,
     moved: tuple[set[str], dict[str, tuple[str | None, str | None]]] = (set(), {}),
-) -> tuple[set[str], dict[str, FileFacts]] | None:
+    *,
+    flows: bool = True,
+) -> tuple[set[str], dict[str, FileFacts], set[str]] | None:
     """The files to link again after the changes of ``earlier`` (changed files: path -> the module name their
     facts are cached under and their content hash at the last map): the changed files, and every other file
     of their languages that mentions a name whose meaning changed (``changed_names``; no analyzer resolves a
@@ -171,10 +173,11 @@ def _reach(
     known (a change that reaches further, a stub, facts or names missing from the cache): every file is then
     linked again. ``moved``: the files added and removed (path -> module name and content hash at the last
     map), which ``touched.alone`` found to name no other file: they reach every file of their languages
-    (``_moved_reach``)."""
+    (``_moved_reach``). And the languages whose flows changed (``flows=False``: their other files are not
+    linked again, but those mentioning a changed name; ``_link_flows`` finds the others)."""
     added, removed = moved
     if not earlier and not added and not removed:
-        return set(), {}
+        return set(), {}, set()
     new = {f.path: f for f in facts if f.path in earlier}
     if len(new) != len(earlier) or any(is_stub(p) or not sha for p, (_, sha) in earlier.items()):
         return None
@@ -204,9 +207,10 @@ def _reach(
         flowed.update(languages)
     if not names and not flowed:
         kept = {f.path: old for f, old in zip(new.values(), olds, strict=True) if old is not None}
-        return _with_their_methods(facts, set(new)), kept
-    reach = _mentioning(facts, {*new, *added, *removed}, (names, {f.language for f in new.values()}), flowed)
-    return (_with_their_methods(facts, reach), {}) if reach is not None else None
+        return _with_their_methods(facts, set(new)), kept, set()
+    languages = {f.language for f in new.values()}
+    reach = _mentioning(facts, {*new, *added, *removed}, (names, languages), flowed if flows else set())
+    return (_with_their_methods(facts, reach), {}, flowed) if reach is not None else None
 
 
 def _with_their_methods(facts: Sequence[FileFacts], reach: set[str]) -> set[str]:
@@ -346,10 +350,10 @@ def _link_reached(
     return link(facts, only=local, calls=keeping)
 
 
-def keeps_names(old: FileFacts, new: FileFacts) -> bool:
-    """Whether changing a file from ``old`` to ``new`` alters no name other files read: the same module,
-    no name whose meaning changed (``changed_names``). Its value flows may change (``link_bodies``)."""
-    return old.module == new.module and changed_names(old, new) == set()
+def names_told(old: FileFacts, new: FileFacts) -> bool:
+    """Whether the change of a file from ``old`` to ``new`` keeps its module and changes names alone, which
+    ``changed_names`` tells (its value flows may change too: ``link_bodies``)."""
+    return old.module == new.module and changed_names(old, new) is not None
 
 
 def link_bodies(
@@ -361,21 +365,22 @@ def link_bodies(
     parsed: list[str],
     calls: tuple[KeptCalls, KeptRows],
 ) -> tuple[CodeModel, set[str]] | None:
-    """The link of the files ``changed`` in place (their facts in ``facts`` read without bodies, those of
-    ``parsed`` parsed now; each ``keeps_names``) as the general path links them, and the files linked: the
-    changed ones, and those that declare their types' methods, with the kept calls when only bodies and
-    lines changed, else those whose calls the program solved again resolves otherwise (``_link_flows``);
-    None when a change reaches further (``_reach``) or another file was parsed."""
+    """The link of the files ``changed`` in place (facts read without bodies, those of ``parsed`` parsed now)
+    as the general path links them, and the files linked: those ``_reach`` finds (with the kept calls when
+    only bodies and lines changed), and when flows changed those whose calls the program solved again
+    resolves otherwise (``_link_flows``); None when a change reaches further or another file was parsed."""
     before = shas[0]
     if not set(parsed) <= set(changed):
         return None
     module_of = {f.path: f.module for f in sources}
-    reached = _reach(facts, {p: (module_of[p], before[p]) for p in changed}, cache)
+    reached = _reach(facts, {p: (module_of[p], before[p]) for p in changed}, cache, flows=False)
     if reached is None:
         return None
-    if len(reached[1]) != len(changed):  # a value flow changed: the program is solved again
-        return _link_flows(facts, sources, shas, (changed, set(parsed), reached[0]), cache, calls)
-    return _link_reached(facts, sources, shas, cache, set(parsed), reached, calls), reached[0]
+    reach, olds, flowed = reached
+    if flowed:  # a value flow changed: the program is solved again
+        program = {f.path for f in facts if f.language in flowed}
+        return _link_flows(facts, sources, shas, (sorted(reach), set(parsed), program), cache, calls)
+    return _link_reached(facts, sources, shas, cache, set(parsed), (reach, olds), calls), reach
 
 
 def _link_flows(
@@ -386,16 +391,14 @@ def _link_flows(
     cache: FactsCache,
     calls: tuple[KeptCalls, KeptRows],
 ) -> tuple[CodeModel, set[str]] | None:
-    """The link after changes of value flows that kept every name (``files``: the changed files, those
-    parsed now, and the files ``_reach`` found: every file of their languages). The program is solved again
-    with every file's bodies, as the general path solves it; the files whose calls it resolves as the last
-    link did (``KeptCalls``) state what they stated, and the others are linked again, their calls given (a
-    route's handler among them: with every file of routes and of handlers).
-    None when the last link's calls are not kept. At 50,000 files, a Python call added linked 12,500 files
-    and loaded the whole graph (45 s), where the files whose calls changed are a few."""
-    changed, parsed, reach = files
+    """The link after changes of value flows (``files``: the files ``_reach`` found, those parsed now, and
+    the program: every file of their languages), solved again with every file's bodies as the general path
+    solves it. Files whose calls it resolves as the last link did (``KeptCalls``) state what they stated; the
+    others are linked again, their calls given (a route's handler among them: with every file of routes and
+    handlers). None when the last link's calls are not kept."""
+    changed, parsed, program = files
     keeping, kept = calls
-    _with_bodies(facts, sources, shas[1], cache, parsed, reach)
+    _with_bodies(facts, sources, shas[1], cache, parsed, program | set(changed))
     solved = KeptCalls()
     link(facts, only=changed, calls=solved)
     if not solved.whole:
@@ -574,11 +577,11 @@ def _plan(
                 else None
             )
             if reached is not None:
-                local, olds = reached
+                local, olds, _ = reached
                 if keep is not None and (moved[0] or moved[1]):
                     keep(cache, facts, keys)  # the tree's imports changed: the graph kept for checks too
                     keep = None
-                model = _link_reached(facts, sources, (before, now), cache, whole, reached, calls)
+                model = _link_reached(facts, sources, (before, now), cache, whole, (local, olds), calls)
                 diff = plan_file_difference(state, SchemaFit(model, state.schema), local)
                 if diff is not None:
                     return diff, local
@@ -594,4 +597,4 @@ def _plan(
         cache.close()
 
 
-__all__ = ["changed_names", "keeps_names", "link_bodies", "remap"]
+__all__ = ["changed_names", "link_bodies", "names_told", "remap"]

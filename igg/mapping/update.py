@@ -30,8 +30,9 @@ parsed, and only the elements that hold their lines loaded and given their new c
 and sites (``igg.mapping.samefacts``). When their facts changed in what their bodies call alone (their
 declarations and value flows kept), they are linked alone against the other files' cached facts, and only the
 elements of the files linked again are loaded and changed (``igg.mapping.bodies``). When a Python file's
-value flows changed too (a call added, an argument changed: its names kept), the program is solved again, and
-only the files whose calls it now resolves otherwise are linked again and loaded, the same way.
+value flows changed too (a call added, an argument changed), the program is solved again, and only the files
+whose calls it now resolves otherwise are linked again and loaded, the same way; so for a declaration changed
+without a node to add or remove (a function's parameters), with the files that name it.
 Anything else takes the general path (``igg.mapping.remap``).
 """
 

@@ -246,3 +246,29 @@ def test_every_store_an_update_opens_is_closed_when_it_ends(
         result = _update(tree, store)
         assert result.graph["nodes_changed"] + result.graph["nodes_added"] + result.graph["edges_added"] > 0
         assert opened and all(any(s is c for c in closed) for s in opened)
+
+
+def test_a_function_whose_parameters_changed_is_updated_with_the_files_naming_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A parameter added to ``run``: its node's signature changes, its flows too, and ``main.py`` names it.
+    The update links the changed file, the files naming what changed and those whose calls changed, loads no
+    whole graph, and gives a fresh map's graph; then a parameter taken away, the same."""
+    tree, store = tmp_path / "tree", tmp_path / "s.db"
+    for path, text in _TREE.items():
+        (tree / path).parent.mkdir(parents=True, exist_ok=True)
+        (tree / path).write_text(text, encoding="utf-8")
+    map_into_store(tree, store)
+    runner = tree / "app" / "runner.py"
+    loads = _whole_loads(monkeypatch)
+    for text in (
+        _TREE["app/runner.py"].replace("run(engine)", "run(engine, times=1)"),
+        _TREE["app/runner.py"],
+    ):
+        runner.write_text(text, encoding="utf-8")
+        loads.clear()
+        taken, result = _taken(tree, store, monkeypatch)
+        assert taken and loads == []
+        assert result.files["changed"] == ["app/runner.py"] and result.graph["nodes_changed"] >= 1
+        assert 2 <= result.files["relinked"] < result.files["read"]
+        assert graph_of(store, "m") == _fresh(tree, tmp_path)
