@@ -46,6 +46,7 @@ from igg.act.difference import Difference
 from igg.agents.code.mapping import SchemaFit
 from igg.codemap.cache import FactsCache, content_hash
 from igg.codemap.facts import FileFacts
+from igg.codemap.index import callable_key, type_key
 from igg.codemap.language import language_of
 from igg.codemap.model import CodeModel, KeptCalls
 from igg.codemap.sources import SourceFile, with_modules
@@ -61,6 +62,12 @@ from igg.session.updates import keeps_snapshot
 from igg.store.location import resolve_store_path, sidecar_path
 
 log = get_logger("igg.code")
+
+
+def _declares(f: FileFacts) -> set[str]:
+    """The symbol keys of what ``f`` declares: another set means a node to add or remove (a function added, a
+    method whose signature changed), which the general path updates (decided before anything is linked)."""
+    return {callable_key(c, f.package) for c in f.callables} | {type_key(t.qualified) for t in f.types}
 
 
 def _reached_files(model: CodeModel, local: set[str]) -> set[str]:
@@ -309,7 +316,7 @@ def update_bodies(
     paused: at 50,000 files, its passes over the facts and the model took half the time)."""
     key, index, changed = tree
     then, now = facts
-    if not all(names_told(a, b) for a, b in zip(then, now, strict=True)):
+    if not all(names_told(a, b) and _declares(a) == _declares(b) for a, b in zip(then, now, strict=True)):
         return None
     mark = clock()
     found = _sources(paths, index, _their_languages(indexes.sources(key), facts), edited)
