@@ -3,7 +3,7 @@ remove: ``igg map-code --update`` that loads only the elements of the files it l
 
 An edit inside a function's body that adds, removes or redirects a call (or an instantiation, a SQL string)
 changes the file's facts, so the files cannot keep them (``igg.mapping.samefacts``). But when every changed
-file declares what it declared (``remap.changed_names`` finds no name whose meaning changed) and keeps its
+file declares what it declared (``declared.changed_names`` finds no name whose meaning changed) and keeps its
 value flows, nothing of another file can change: the general path links the changed files alone and compares
 their own nodes and the edges going out of them with the stored graph (``difference.plan_file_difference``).
 It loads the whole stored graph to do so (15.9 s of a 30 s update at 50,000 files). When a Python file's value
@@ -53,9 +53,10 @@ from igg.codemap.sources import SourceFile, with_modules
 from igg.codemap.treeindex import TreeIndex, TreeIndexes
 from igg.graph.collector import collector_paused
 from igg.graph.state import GraphState
+from igg.mapping.declared import names_told
 from igg.mapping.difference import plan_file_difference
 from igg.mapping.limits import check_update_size
-from igg.mapping.remap import link_bodies, names_told
+from igg.mapping.remap import link_bodies
 from igg.mapping.updated import UpdateResult, apply_step, file_elements, load_map, update_result, update_store
 from igg.record.logs import get_logger
 from igg.session.updates import keeps_snapshot
@@ -127,17 +128,18 @@ def _sited_within(state: GraphState, diff: Difference, local: set[str]) -> bool:
     return all(within(p) for p in removed) and all(within(p) for p in diff.edge_properties.values())
 
 
-def _plan(state: GraphState, model: CodeModel, local: set[str]) -> Difference | None:
+def _plan(state: GraphState, model: CodeModel, local: set[str], added: set[str]) -> Difference | None:
     """The difference of the files ``local`` on ``state`` (a part of the graph: the other files' nodes are not
-    compared, as no declaration changed); None when it adds or removes a node, changes one the files ``local``
-    do not declare (a symbol they share with a file of a language not linked: ``_their_languages``),
-    adds or removes an edge sited in another file, or keeps a snapshot of the whole graph: the general path
-    decides."""
+    compared, as no change of theirs can alter them); None when it removes a node, adds one but for the
+    symbols ``added`` (keys) whose identity no other symbol shares (every language linked: a shared one
+    renames the other, ``SchemaFit.colliding``), changes a node the files ``local`` do not declare (a symbol
+    they share with a file of a language not linked: ``_their_languages``), adds or removes an edge sited in
+    another file, or keeps a snapshot of the whole graph: the general path decides."""
     fit = SchemaFit(model, state.schema, only=_ends(model, local, state.schema.edge_types))
     diff = plan_file_difference(state, fit, local, others=False)
     if (
         diff is None
-        or diff.add_nodes
+        or not _adds(state, fit, diff, added)
         or diff.remove_nodes
         or not all(_theirs(state, n, local) for n, _, _ in diff.set_properties)
         or not _sited_within(state, diff, local)
@@ -145,6 +147,17 @@ def _plan(state: GraphState, model: CodeModel, local: set[str]) -> Difference | 
     ):
         return None
     return diff
+
+
+def _adds(state: GraphState, fit: SchemaFit, diff: Difference, added: set[str]) -> bool:
+    """Whether every node ``diff`` adds is one of the symbols ``added`` (keys), none of which shares its
+    identity with another symbol."""
+    if not diff.add_nodes:
+        return True
+    if added & fit.colliding:
+        return False
+    wanted = {(fit.placed[k].label, fit.placed[k].identity) for k in added if k in fit.placed}
+    return all((label, state.identity(label, props)) in wanted for label, props in diff.add_nodes)
 
 
 def _ends(model: CodeModel, local: set[str], edge_types: Collection[str]) -> set[str] | None:
@@ -316,10 +329,13 @@ def update_bodies(
     paused: at 50,000 files, its passes over the facts and the model took half the time)."""
     key, index, changed = tree
     then, now = facts
-    if not all(names_told(a, b) and _declares(a) == _declares(b) for a, b in zip(then, now, strict=True)):
+    declared = [(_declares(a), _declares(b)) for a, b in zip(then, now, strict=True)]
+    if not all(names_told(a, b) for a, b in zip(then, now, strict=True)) or any(a - b for a, b in declared):
         return None
+    added = {k for a, b in declared for k in b - a}
     mark = clock()
-    found = _sources(paths, index, _their_languages(indexes.sources(key), facts), edited)
+    listed = indexes.sources(key)  # a symbol added: every language's, which its identity may meet
+    found = _sources(paths, index, listed if added else _their_languages(listed, facts), edited)
     if found is None:
         return None
     sources, hashes = found
@@ -343,7 +359,7 @@ def update_bodies(
     state = session.state
     seconds["load"] = clock() - mark
     mark = clock()
-    diff = _plan(state, model, local)
+    diff = _plan(state, model, local, added)
     if diff is None:
         return None
     seconds["parse_and_diff"] += clock() - mark

@@ -4,9 +4,7 @@ graph a fresh map would build applied as one step (see ``igg.mapping.update`` fo
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +12,7 @@ from igg.act.counts import COUNTS
 from igg.act.difference import Difference
 from igg.agents.code.mapping import SchemaFit
 from igg.codemap.cache import FactsCache, content_hash
-from igg.codemap.facts import CallableDecl, FileFacts
+from igg.codemap.facts import FileFacts
 from igg.codemap.language import get as get_language
 from igg.codemap.language import is_config, is_stub
 from igg.codemap.link import link
@@ -24,6 +22,7 @@ from igg.codemap.sources import SourceFile, analyze, with_modules
 from igg.codemap.walk import WalkResult, walk
 from igg.graph.collector import collector_paused
 from igg.graph.state import GraphState
+from igg.mapping.declared import changed_names, value_flows
 from igg.mapping.difference import plan_difference, plan_file_difference
 from igg.mapping.limits import check_update_size
 from igg.mapping.touched import Moved, alone, named_then, renamed
@@ -44,115 +43,6 @@ log = get_logger("igg.code")
 KeptRows = Callable[[Mapping[str, Any]], Mapping[str, list[CallRow]] | None]
 """Reads the calls kept from a session's last link for some files (path -> their content hash then:
 ``TreeIndexes.calls``)."""
-
-
-def _declarations(f: FileFacts) -> tuple[Any, ...]:
-    """What other files' linking reads of ``f`` besides its types and callables: module, package, language,
-    a parse error, its imports, the tables its statements name (line numbers left out), what it exports,
-    for a configuration file what it says, and its HTTP routes, mounts and requests (joined across files and
-    services: any change to them links every file again)."""
-    return (
-        f.module,
-        f.package,
-        f.language,
-        f.error,
-        [replace(i, line=0, column=0) for i in f.imports],
-        sorted({r.table for c in f.callables for r in c.sql}),
-        f.config,
-        f.exports,
-        f.http,
-    )
-
-
-def _declared(c: CallableDecl) -> tuple[Any, ...]:
-    """A callable's declaration: no body, no line."""
-    return (
-        c.kind,
-        c.name,
-        c.signature,
-        c.owner,
-        c.params,
-        c.static,
-        c.returns,
-        c.returns_self,
-        c.returns_param,
-        c.returns_element,
-        c.explicit_init,
-    )
-
-
-def _flows(f: FileFacts) -> list[tuple[Any, ...]]:
-    """A file's value flows (Python: ``FileFacts.flow``) without the lines and columns of its calls. Values
-    flow across modules without a name changing (what a function returns, what a call passes to another
-    module's parameters): a change of them may change the calls of any file."""
-    return [
-        (
-            s.name,
-            s.kind,
-            s.parent,
-            s.params,
-            s.kwonly,
-            s.locals,
-            s.bases,
-            s.wildcards,
-            [op[:5] if op[0] == "C" else op for op in s.ops],
-        )
-        for s in f.flow or ()
-    ]
-
-
-def _abstract(f: FileFacts) -> Counter[tuple[Any, ...]]:
-    return Counter(_declared(c) for c in f.callables if c.abstract)
-
-
-def changed_names(old: FileFacts, new: FileFacts) -> set[str] | None:
-    """The names whose meaning the change from ``old`` to ``new`` (one file) may alter for other files: those
-    of the callables and fields added, removed or redeclared, and of the types added or removed (empty: only
-    bodies and lines changed). None when the change reaches further than names say: another module name,
-    package, language, parse error, import or table, or a type whose kind, supertypes or enclosing type
-    changed (every subtype's members would change with it), or an abstract method that came, went or was
-    redeclared (it may be an interface's functional method, which types the parameters of lambdas in files
-    that need not name it). A Python file's value flows (``_flows``) reach further than names too, but only
-    as far as the calls of its language (``_reach``)."""
-    if _declarations(old) != _declarations(new) or _abstract(old) != _abstract(new):
-        return None
-    names: set[str] = set()
-    before = {t.qualified: t for t in old.types}
-    after = {t.qualified: t for t in new.types}
-    for q in before.keys() | after.keys():
-        a, b = before.get(q), after.get(q)
-        if a is None or b is None:
-            names.add(q.rpartition(".")[2])
-            names.add("<init>")  # a class comes or goes with its constructors
-            continue
-        if (a.kind, a.name, a.extends, a.implements, a.outer, a.self_args, a.type_params, a.super_args) != (
-            b.kind,
-            b.name,
-            b.extends,
-            b.implements,
-            b.outer,
-            b.self_args,
-            b.type_params,
-            b.super_args,
-        ):
-            return None
-        for fields in ((a.fields, b.fields), (a.field_elements, b.field_elements)):
-            # a key that is no name (Go's underlying or aliased type) changes what the type's name gives
-            names.update(
-                k if k.isidentifier() else q.rpartition(".")[2]
-                for k in fields[0].keys() | fields[1].keys()
-                if fields[0].get(k) != fields[1].get(k)
-            )
-    gone = Counter(_declared(c) for c in old.callables)
-    come = Counter(_declared(c) for c in new.callables)
-    method_sets = get_language(new.language).method_sets
-    for kind, name, _, owner, *_rest in (gone - come) + (come - gone):
-        names.add(name)
-        if kind == "constructor":
-            names.add("<init>")
-        if owner and (kind == "constructor" or method_sets):  # Go: the type's computed IMPLEMENTS may change
-            names.add(owner.rpartition(".")[2])
-    return names
 
 
 def _reach(
@@ -196,7 +86,7 @@ def _reach(
         if old is None or old.module != f.module or (found := changed_names(old, f)) is None:
             return None
         names.update(found)
-        if _flows(old) != _flows(f):
+        if value_flows(old) != value_flows(f):
             if not get_language(f.language).keeps_calls:
                 return None
             flowed.add(f.language)
@@ -350,12 +240,6 @@ def _link_reached(
     return link(facts, only=local, calls=keeping)
 
 
-def names_told(old: FileFacts, new: FileFacts) -> bool:
-    """Whether the change of a file from ``old`` to ``new`` keeps its module and changes names alone, which
-    ``changed_names`` tells (its value flows may change too: ``link_bodies``)."""
-    return old.module == new.module and changed_names(old, new) is not None
-
-
 def link_bodies(
     facts: list[FileFacts],
     sources: Sequence[SourceFile],
@@ -403,10 +287,11 @@ def _link_flows(
     link(facts, only=changed, calls=solved)
     if not solved.whole:
         return None
-    rows = kept({p: shas[0].get(p) for p in solved.made if p not in changed})
+    others = {p: shas[0].get(p) for p in solved.made if p not in changed}
+    rows = kept(others) if others else {}
     if rows is None:
         return None
-    moved = {p for p, (_, found) in solved.made.items() if p in changed or rows[p] != found}
+    moved = {*changed, *(p for p, (_, found) in solved.made.items() if p not in changed and rows[p] != found)}
     handlers = handler_names(facts)
     if handlers and any(_handles(f, handlers) for f in facts if f.path in moved):
         # the files of routes state the HANDLES edges going out of their handlers' (Django's views)
@@ -597,4 +482,4 @@ def _plan(
         cache.close()
 
 
-__all__ = ["changed_names", "link_bodies", "names_told", "remap"]
+__all__ = ["link_bodies", "remap"]

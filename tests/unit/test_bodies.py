@@ -415,36 +415,3 @@ def test_an_edit_saved_by_a_rename_over_the_file_is_updated_by_the_fast_paths(
         made.unlink()
     map_code([tree], agent="code", jobs=1, store=tmp_path / "fresh.db", session_id="f")
     assert graph_of(store, "m") == graph_of(tmp_path / "fresh.db", "f")
-
-
-_SIGNED = {
-    "util.ts": "export function scale(a: number): number {\n  return a * 2;\n}\n",
-    "main.ts": 'import { scale } from "./util";\n\nexport function run(): number {\n  return scale(1);\n}\n',
-}
-
-
-def test_a_function_whose_signature_changed_is_updated_without_the_whole_graph(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A TypeScript function given a second parameter keeps its node (its identity is its package and name)
-    and changes its signature: the update links it and the files naming it, reads no whole graph, and gives a
-    fresh map's graph (ky beside it, so that the change keeps no snapshot of the whole graph)."""
-    tree, store = tmp_path / "tree", tmp_path / "s.db"
-    shutil.copytree(CODE_FIXTURES / "typescript" / "ky", tree / "ky")
-    for path, text in _SIGNED.items():
-        (tree / path).write_text(text, encoding="utf-8")
-    map_into_store(tree, store)
-    load_state = SessionStore.load_state
-
-    def whole(*_: object, **__: object) -> None:
-        raise AssertionError("the whole graph was loaded")
-
-    for text in (_SIGNED["util.ts"].replace("a: number)", "a: number, b = 2)"), _SIGNED["util.ts"]):
-        (tree / "util.ts").write_text(text, encoding="utf-8")
-        with monkeypatch.context() as m:
-            m.setattr(SessionStore, "load_state", whole)
-            taken, result = _taken(tree, store, monkeypatch)
-        assert taken and result.graph["nodes_changed"] >= 1 and result.files["relinked"] == 2
-        monkeypatch.setattr(SessionStore, "load_state", load_state)
-        map_code([tree], agent="code", jobs=1, store=tmp_path / f"fresh{len(text)}.db", session_id="f")
-        assert graph_of(store, "m") == graph_of(tmp_path / f"fresh{len(text)}.db", "f")

@@ -68,6 +68,9 @@ class SchemaFit:
         self._edge_labels: dict[tuple[str, str, str], str | None] = {}
         """The edge type of (relation label, source type, target type): decided once per combination."""
         self._edge_properties: dict[tuple[str, str, str], dict[str, Any]] | None = None
+        self.colliding: set[str] = set()
+        """Symbol keys whose identity another symbol's shares (their names are qualified, or they are left
+        out): a symbol added beside one changes how the other is placed."""
         self._place_all(only)
 
     def let_go(self) -> None:
@@ -137,6 +140,8 @@ class SchemaFit:
 
     def _place_all(self, only: Collection[str] | None = None) -> None:
         groups, staged, grouped = self._group(only)
+        if len(groups) != grouped:
+            self.colliding = {k for members in groups.values() if len(members) > 1 for k in members}
         regrouped_any = False
         for level in (1, 2):  # qualify every member of a colliding group, then those still colliding
             if len(groups) == grouped or not any(
