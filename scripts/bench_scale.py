@@ -20,8 +20,9 @@ Each command runs as the user runs it, ``python -m igg ...`` in a subprocess, ti
   to a TypeScript method (``igg.mapping.bodies``: the file linked alone against the TypeScript files), after
   a call added to a Go function saved by a rename over the file (as editors that save safely and ``git
   checkout`` save: its folder's time moves, its listing does not), after a call added to a Python function
-  (its value flows change: the program is solved again, and the files whose calls changed linked again) and
-  after a Python file added beside others
+  (its value flows change: the program is solved again, and the files whose calls changed linked again),
+  after a function added to a TypeScript and to a Python file (a declaration: the files naming it linked
+  with it, every language's symbols read) and after a Python file added beside others
   (every Python file is linked again: its language's imports may now find it), each committed, with the peak
   memory of that process alone (``PEAK``), and whether the graph still equals a fresh map's;
 - whether the updated session's graph equals the graph a fresh map of the new tree builds, element ids
@@ -73,10 +74,18 @@ TARGETS = {
     "update_typescript_call_added_s": 2.0,
     "update_go_call_added_renamed_s": 2.0,
     "update_python_call_added_s": 2.0,
+    "update_ts_function_added_s": 2.0,
+    "update_py_function_added_s": 2.0,
     "update_noop_s": 0.5,
     "check_since_s": 3.0,
     "check_since_kept_s": 3.0,
 }
+FUNCTIONS_ADDED = {
+    ".ts": "\nexport function addedByTheBench(n: number): number {\n  return n + 1;\n}\n",
+    ".py": "\n\ndef added_by_the_bench(n):\n    return n + 1\n",
+}
+"""A function added at the end of a file of each of these languages (a tree kept with ``--keep`` may hold one:
+the name is numbered then)."""
 LIMITS = ["--max-nodes", "100000000", "--max-edges", "1000000000"]
 NOOP_RUNS = 5
 """No-op updates timed after the one-file update (their median is the figure)."""
@@ -305,6 +314,13 @@ def run(root: Path, files: int, mapped: bool = False) -> dict[str, Any]:
     timed_update(out, "update_go_call_added_renamed", repo, store)
     call_edit(sorted(tree.rglob("m3*.py"))[0])
     timed_update(out, "update_python_call_added", repo, store)
+    for suffix, added in FUNCTIONS_ADDED.items():  # a declaration: the files naming it linked with it
+        path = sorted(tree.rglob(f"m2*{suffix}"))[0]
+        text = path.read_text(encoding="utf-8")
+        n = str(text.count("ByTheBench") + text.count("by_the_bench"))
+        named = added.replace("ByTheBench", "ByTheBench" + n).replace("by_the_bench", "by_the_bench" + n)
+        path.write_text(text + named, encoding="utf-8")
+        timed_update(out, f"update_{suffix[1:]}_function_added", repo, store)
     module = sorted(tree.rglob("m4*.py"))[0]
     added = next(  # a tree kept from an earlier run (--keep) holds the files it added
         module.parent / f"added{n}_{module.name}"
@@ -323,6 +339,8 @@ def run(root: Path, files: int, mapped: bool = False) -> dict[str, Any]:
         "update_typescript_call_added_s": out["update_typescript_call_added"]["wall_s"],
         "update_go_call_added_renamed_s": out["update_go_call_added_renamed"]["wall_s"],
         "update_python_call_added_s": out["update_python_call_added"]["wall_s"],
+        "update_ts_function_added_s": out["update_ts_function_added"]["wall_s"],
+        "update_py_function_added_s": out["update_py_function_added"]["wall_s"],
         "update_noop_s": out["update_noop"]["wall_s"],
         "check_since_s": out["check_since"]["wall_s"],
         "check_since_kept_s": out["check_since_kept"]["wall_s"],
