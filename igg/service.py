@@ -92,6 +92,16 @@ def _recorders(
     return chain, directory
 
 
+def _close_opened(store: StoreLike | None, chain: Sequence[Recorder]) -> None:
+    """Close the store ``_recorders`` opened from a path or URL for ``chain``'s first recorder (a
+    ``SessionStore`` given is the caller's to close): a PostgreSQL store left to the collector has its pool
+    closed from one of the pool's own threads."""
+    if store is not None and not isinstance(store, SessionStore) and chain:
+        first = chain[0]
+        if isinstance(first, SessionRecorder):
+            first.store.close()
+
+
 def export_result(
     result: RunResult,
     request: Request,
@@ -167,7 +177,10 @@ def run_request(
         recorders=recorders,
         session_options=session_options,
     )
-    result = run(request, agent, on_event=on_event, recorder=chain, **loop_options)
+    try:
+        result = run(request, agent, on_event=on_event, recorder=chain, **loop_options)
+    finally:
+        _close_opened(store, chain)
     return export_result(
         result, request, exports, out_dir=export_dir or out, provenance=provenance, directory=directory
     )
@@ -197,7 +210,10 @@ async def arun_request(
     chain, directory = _recorders(
         store=store, agent_name=agent_name, force=force, resume=resume, out=out, recorders=recorders
     )
-    result = await arun(request, agent, on_event=on_event, recorder=chain, **loop_options)
+    try:
+        result = await arun(request, agent, on_event=on_event, recorder=chain, **loop_options)
+    finally:
+        _close_opened(store, chain)
     return await asyncio.to_thread(
         export_result,
         result,
@@ -260,22 +276,26 @@ def continue_session(
     started with. ``force`` takes over a session whose writer looks alive. The rest as for ``run_request``.
     """
     db = open_store(store)
-    the_agent, name, options = _continued(db, session_id, agent, make_agent)
-    request = options.pop("request")
-    return run_request(
-        request,
-        the_agent,
-        store=db,
-        agent_name=name,
-        force=force,
-        resume=True,
-        out=out,
-        exports=exports,
-        provenance=provenance,
-        on_event=on_event,
-        recorders=recorders,
-        **options,
-    )
+    try:
+        the_agent, name, options = _continued(db, session_id, agent, make_agent)
+        request = options.pop("request")
+        return run_request(
+            request,
+            the_agent,
+            store=db,
+            agent_name=name,
+            force=force,
+            resume=True,
+            out=out,
+            exports=exports,
+            provenance=provenance,
+            on_event=on_event,
+            recorders=recorders,
+            **options,
+        )
+    finally:
+        if db is not store:  # opened here: closed here (a PostgreSQL store's pool has threads)
+            db.close()
 
 
 async def acontinue_session(
@@ -295,22 +315,26 @@ async def acontinue_session(
     import asyncio
 
     db = open_store(store)
-    the_agent, name, options = await asyncio.to_thread(_continued, db, session_id, agent, make_agent)
-    request = options.pop("request")
-    return await arun_request(
-        request,
-        the_agent,
-        store=db,
-        agent_name=name,
-        force=force,
-        resume=True,
-        out=out,
-        exports=exports,
-        provenance=provenance,
-        on_event=on_event,
-        recorders=recorders,
-        **options,
-    )
+    try:
+        the_agent, name, options = await asyncio.to_thread(_continued, db, session_id, agent, make_agent)
+        request = options.pop("request")
+        return await arun_request(
+            request,
+            the_agent,
+            store=db,
+            agent_name=name,
+            force=force,
+            resume=True,
+            out=out,
+            exports=exports,
+            provenance=provenance,
+            on_event=on_event,
+            recorders=recorders,
+            **options,
+        )
+    finally:
+        if db is not store:
+            db.close()
 
 
 def map_code(
@@ -375,9 +399,11 @@ def map_code(
             recorders=recorders,
         )
     if agent == "code" and store is not None and result.stop_reason == "finished":
+        from igg.mapping.updated import index_map
+
         db = open_store(store)
         try:
-            _index_map(db, result, codemap, prepare_options)
+            index_map(db, result, codemap, prepare_options)
         finally:
             if db is not store:  # opened here: closed here (a PostgreSQL store's pool has threads)
                 db.close()
@@ -413,35 +439,6 @@ def _keep_for_checks(codemap: CodeMap, options: dict[str, Any], clock: Callable[
         codemap.seconds["keep"] = clock() - started
 
 
-def _index_map(store: SessionStore, result: RunResult, codemap: CodeMap, options: dict[str, Any]) -> None:
-    """Keep the index of the tree a static map walked (``igg.codemap.treeindex``), with each file's Module
-    node: a later ``--update`` of the session sees by stat alone whether any file changed, and which."""
-    from igg.codemap.treeindex import INDEX_SUFFIX, TreeIndex, TreeIndexes, index_key
-    from igg.codemap.walk import DEFAULT_MAX_BYTES
-    from igg.graph.collector import collector_paused
-    from igg.mapping.updated import file_elements, module_nodes
-    from igg.store.location import sidecar_path
-
-    session_id = result.session_id
-    key = index_key(
-        session_id,
-        codemap.paths,
-        max_bytes=options.get("max_bytes", DEFAULT_MAX_BYTES),
-        package_prefix=options.get("package_prefix"),
-        chosen=options.get("chosen"),
-    )
-    indexes = TreeIndexes(sidecar_path(store.location, INDEX_SUFFIX))
-    try:
-        step = store.session(session_id).last_step
-        state = result.state
-        with collector_paused():  # millions of ids, no cycle: 1.6 s at 50,000 files, 5.9 s with passes
-            index = TreeIndex.of(codemap.walk, session_id, step, module_nodes(state), file_elements(state))
-        indexes.put(key, index)
-        indexes.put_calls(session_id, step, codemap.model.calls)
-    finally:
-        indexes.close()
-
-
 def _map_run(
     codemap: CodeMap,
     the_agent: Any,
@@ -472,7 +469,10 @@ def _map_run(
             recorders=recorders,
             session_options=codemap.session_options(),
         )
-        result, static = static_map(codemap, the_agent.fit, recorders=chain, on_event=on_event)
+        try:
+            result, static = static_map(codemap, the_agent.fit, recorders=chain, on_event=on_event)
+        finally:
+            _close_opened(store, chain)
         kept = export_result(
             result, codemap.request, exports, out_dir=out, provenance=provenance, directory=directory
         )

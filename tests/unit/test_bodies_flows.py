@@ -206,12 +206,13 @@ def test_python_calls_added_and_removed_are_updated_as_the_general_path_updates_
     assert graph_of(fast_store, "m") == _fresh(fast, tmp_path)
 
 
-def test_every_store_an_update_opens_is_closed_when_it_ends(
+def test_every_store_an_update_or_a_map_opens_is_closed_when_it_ends(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """An update may try three paths, each reading the store: it opens one store for them all and closes it
     when it ends, whichever path answers (a PostgreSQL store left open has its pool closed by the collector,
-    from one of the pool's own threads). A line's constant changed, a call added, a file added."""
+    from one of the pool's own threads). A line's constant changed, a call added, a file added; and a map
+    given its store's path closes the stores it opened to record the run and to keep the tree's index."""
     tree, store = tmp_path / "tree", tmp_path / "s.db"
     for path, text in _TREE.items():
         (tree / path).parent.mkdir(parents=True, exist_ok=True)
@@ -246,6 +247,10 @@ def test_every_store_an_update_opens_is_closed_when_it_ends(
         result = _update(tree, store)
         assert result.graph["nodes_changed"] + result.graph["nodes_added"] + result.graph["edges_added"] > 0
         assert opened and all(any(s is c for c in closed) for s in opened)
+    opened.clear()
+    closed.clear()
+    map_code([tree], agent="code", jobs=1, store=tmp_path / "another.db", session_id="a")  # a map, too
+    assert len(opened) >= 2 and all(any(s is c for c in closed) for s in opened)
 
 
 def test_a_function_whose_parameters_changed_is_updated_with_the_files_naming_it(
