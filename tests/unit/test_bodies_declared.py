@@ -157,16 +157,10 @@ def test_a_declaration_added_whose_identity_another_language_holds_is_updated_as
             (tmp_path / name / "tree" / path).write_text(text, encoding="utf-8")
         map_into_store(tmp_path / name / "tree", tmp_path / name / "s.db")
         trees[name] = (tmp_path / name / "tree", tmp_path / name / "s.db")
-    (fast, fast_store), (slow, slow_store) = trees["fast"], trees["slow"]
+    (fast, fast_store), slow = trees["fast"], trees["slow"][0]
     for tree in (fast, slow):
         (tree / "util.py").write_text(shared["util.py"] + "\n\ndef h():\n    return 2\n", encoding="utf-8")
-    made, kept = _taken(fast, fast_store, monkeypatch)
-    done = _general(monkeypatch)
-    general = _update(slow, slow_store)
-    done()
-    assert not made
-    assert (kept.graph, kept.step) == (general.graph, general.step)
-    assert _step(fast_store, kept.step) == _step(slow_store, general.step)
+    _left_to_the_general_path(trees, monkeypatch)
     map_code([fast], agent="code", jobs=1, store=tmp_path / "fresh.db", session_id="f")
     assert graph_of(fast_store, "m") == graph_of(tmp_path / "fresh.db", "f")
 
@@ -196,9 +190,18 @@ def test_a_class_added_whose_name_a_class_of_another_language_holds_is_updated_a
         _age(tmp_path / name / "tree")  # its folders' times told apart from the edit's
         _map(tmp_path / name / "tree", tmp_path / name / "s.db", schema)
         trees[name] = (tmp_path / name / "tree", tmp_path / name / "s.db")
-    (fast, fast_store), (slow, slow_store) = trees["fast"], trees["slow"]
+    (fast, fast_store), slow = trees["fast"], trees["slow"][0]
     for tree in (fast, slow):
         (tree / "py/app.py").write_text(_TWO["py/app.py"] + "\n\nclass User:\n    pass\n", encoding="utf-8")
+    _left_to_the_general_path(trees, monkeypatch)
+    _map(fast, tmp_path / "fresh.db", schema, session_id="f")
+    assert graph_of(fast_store, "m") == graph_of(tmp_path / "fresh.db", "f")
+
+
+def _left_to_the_general_path(trees: dict[str, tuple[Path, Path]], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The update of ``trees["fast"]`` (tree, store) took the general path, and made the step the general path
+    made of ``trees["slow"]``."""
+    (fast, fast_store), (slow, slow_store) = trees["fast"], trees["slow"]
     made, kept = _taken(fast, fast_store, monkeypatch)
     done = _general(monkeypatch)
     general = _update(slow, slow_store)
@@ -206,8 +209,6 @@ def test_a_class_added_whose_name_a_class_of_another_language_holds_is_updated_a
     assert not made
     assert (kept.graph, kept.step) == (general.graph, general.step)
     assert _step(fast_store, kept.step) == _step(slow_store, general.step)
-    _map(fast, tmp_path / "fresh.db", schema, session_id="f")
-    assert graph_of(fast_store, "m") == graph_of(tmp_path / "fresh.db", "f")
 
 
 def _map(tree: Path, store: Path, schema: Path, session_id: str = "m") -> None:

@@ -11,6 +11,7 @@ import random
 import re
 import shutil
 import sqlite3
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +60,30 @@ def _whole_loads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return loads
 
 
+def _mapped_tree(tmp_path: Path) -> tuple[Path, Path]:
+    """``_TREE`` written under ``tmp_path`` and mapped into a store beside it: (tree, store)."""
+    tree, store = tmp_path / "tree", tmp_path / "s.db"
+    for path, text in _TREE.items():
+        (tree / path).parent.mkdir(parents=True, exist_ok=True)
+        (tree / path).write_text(text, encoding="utf-8")
+    map_into_store(tree, store)
+    return tree, store
+
+
+def _updated_without_the_whole_graph(
+    tree: Path, store: Path, path: Path, texts: Sequence[str], monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Any]:
+    """Each update after ``path`` is given each of ``texts``, which the fast paths made without loading the
+    whole graph."""
+    loads = _whole_loads(monkeypatch)
+    for text in texts:
+        path.write_text(text, encoding="utf-8")
+        loads.clear()
+        taken, result = _taken(tree, store, monkeypatch)
+        assert taken and loads == []
+        yield result
+
+
 def _fresh(tree: Path, tmp_path: Path) -> Any:
     for made in tmp_path.glob("fresh.db*"):
         made.unlink()
@@ -72,21 +97,13 @@ def test_a_call_that_passes_another_class_links_again_the_file_whose_calls_it_ch
     """``main`` passes a ``Slow`` to ``run`` too: ``run``'s ``engine.go()`` now reaches ``Slow.go`` as well.
     That update links ``main.py`` (edited) and ``runner.py`` (whose calls changed) alone, loads no whole
     graph, and gives a fresh map's graph; deleting the call takes the edge away again the same way."""
-    tree, store = tmp_path / "tree", tmp_path / "s.db"
-    for path, text in _TREE.items():
-        (tree / path).parent.mkdir(parents=True, exist_ok=True)
-        (tree / path).write_text(text, encoding="utf-8")
-    map_into_store(tree, store)
+    tree, store = _mapped_tree(tmp_path)
     main = tree / "app" / "main.py"
-    loads = _whole_loads(monkeypatch)
-    for text in (
+    edits = (
         _TREE["app/main.py"].replace("    return 0", "    run(Slow())\n    return 0"),
         _TREE["app/main.py"],
-    ):
-        main.write_text(text, encoding="utf-8")
-        loads.clear()
-        taken, result = _taken(tree, store, monkeypatch)
-        assert taken and loads == []
+    )
+    for result in _updated_without_the_whole_graph(tree, store, main, edits, monkeypatch):
         assert result.files["changed"] == ["app/main.py"] and result.files["relinked"] == 2
         assert (
             result.graph["edges_added"] + result.graph["edges_removed"] >= 2
@@ -135,11 +152,7 @@ def test_when_the_last_links_calls_are_not_kept_the_general_path_updates(
 ) -> None:
     """Without the calls the last link resolved, which files' calls changed cannot be told: the general path
     updates, and the graph is a fresh map's."""
-    tree, store = tmp_path / "tree", tmp_path / "s.db"
-    for path, text in _TREE.items():
-        (tree / path).parent.mkdir(parents=True, exist_ok=True)
-        (tree / path).write_text(text, encoding="utf-8")
-    map_into_store(tree, store)
+    tree, store = _mapped_tree(tmp_path)
     with sqlite3.connect(sidecar_path(store, INDEX_SUFFIX)) as db:
         db.execute("DELETE FROM calls")
     main = tree / "app" / "main.py"
@@ -213,11 +226,7 @@ def test_every_store_an_update_or_a_map_opens_is_closed_when_it_ends(
     when it ends, whichever path answers (a PostgreSQL store left open has its pool closed by the collector,
     from one of the pool's own threads). A line's constant changed, a call added, a file added; and a map
     given its store's path closes the stores it opened to record the run and to keep the tree's index."""
-    tree, store = tmp_path / "tree", tmp_path / "s.db"
-    for path, text in _TREE.items():
-        (tree / path).parent.mkdir(parents=True, exist_ok=True)
-        (tree / path).write_text(text, encoding="utf-8")
-    map_into_store(tree, store)
+    tree, store = _mapped_tree(tmp_path)
     opened: list[SessionStore] = []
     closed: list[SessionStore] = []
     init, close = SessionStore.__init__, SessionStore.close
@@ -259,21 +268,10 @@ def test_a_function_whose_parameters_changed_is_updated_with_the_files_naming_it
     """A parameter added to ``run``: its node's signature changes, its flows too, and ``main.py`` names it.
     The update links the changed file, the files naming what changed and those whose calls changed, loads no
     whole graph, and gives a fresh map's graph; then a parameter taken away, the same."""
-    tree, store = tmp_path / "tree", tmp_path / "s.db"
-    for path, text in _TREE.items():
-        (tree / path).parent.mkdir(parents=True, exist_ok=True)
-        (tree / path).write_text(text, encoding="utf-8")
-    map_into_store(tree, store)
+    tree, store = _mapped_tree(tmp_path)
     runner = tree / "app" / "runner.py"
-    loads = _whole_loads(monkeypatch)
-    for text in (
-        _TREE["app/runner.py"].replace("run(engine)", "run(engine, times=1)"),
-        _TREE["app/runner.py"],
-    ):
-        runner.write_text(text, encoding="utf-8")
-        loads.clear()
-        taken, result = _taken(tree, store, monkeypatch)
-        assert taken and loads == []
+    edits = (_TREE["app/runner.py"].replace("run(engine)", "run(engine, times=1)"), _TREE["app/runner.py"])
+    for result in _updated_without_the_whole_graph(tree, store, runner, edits, monkeypatch):
         assert result.files["changed"] == ["app/runner.py"] and result.graph["nodes_changed"] >= 1
         assert 2 <= result.files["relinked"] < result.files["read"]
         assert graph_of(store, "m") == _fresh(tree, tmp_path)
