@@ -1,5 +1,5 @@
-"""An update whose changed files changed what their bodies call, or a declaration without a node to add or
-remove: ``igg map-code --update`` that loads only the elements of the files it links again.
+"""An update whose changed files changed what their bodies call, or a declaration without a node to remove:
+``igg map-code --update`` that loads only the elements of the files it links again.
 
 An edit inside a function's body that adds, removes or redirects a call (or an instantiation, a SQL string)
 changes the file's facts, so the files cannot keep them (``igg.mapping.samefacts``). But when every changed
@@ -10,8 +10,10 @@ It loads the whole stored graph to do so (15.9 s of a 30 s update at 50,000 file
 flows changed (Python's calls are one program: a value passed to a parameter decides the calls of another
 file), the program is solved again and the files whose calls it resolves otherwise than the last link did are
 linked with them (``remap.link_bodies``; 52 s -> 13 s, 6.6 GB -> 1.8 GB for a Python call added at 50,000
-files). A declaration changed (a function's parameters) links the files that mention its name with them, as
-the general path does. This path does the same with the elements those files hold:
+files). A declaration changed or added (a function's parameters, a function, method or class added) links
+the files that mention its name with them, as the general path does; a symbol added reads every language's
+facts, so that no other symbol's identity is its own (``_adds``). This path does the same with the elements
+those files hold:
 
 1. every file's facts are read as the general path reads them, without walking the tree again: the index
    keeps every file the last walk read, with its module name and its text's hash, by which the facts cache
@@ -28,11 +30,12 @@ the general path does. This path does the same with the elements those files hol
 
 Anything else returns None, and the general path decides, so the graph is always the one a fresh map builds: a
 file that came or went, a change ``changed_names`` cannot tell (an import, a supertype), a flow that changed
-in a language that does not keep its calls, calls of the last link not kept, a node to add or remove (a
-function added, a method whose signature, its identity, changed), an edge added or removed with a site in a
-file not linked again, an element the index does not hold, or a change large enough to keep a snapshot of
-the whole graph (``updates.keeps_snapshot``). ``tests/unit/test_bodies.py`` and
-``tests/unit/test_bodies_flows.py`` apply both paths to the same edits and compare the stored sessions.
+in a language that does not keep its calls, calls of the last link not kept, a node to remove (a function
+taken away, a method whose signature, its identity, changed), a node added whose identity another symbol
+holds, an edge added or removed with a site in a file not linked again, an element the index does not hold,
+or a change large enough to keep a snapshot of the whole graph (``updates.keeps_snapshot``).
+``tests/unit/test_bodies.py``, ``tests/unit/test_bodies_flows.py`` and ``tests/unit/test_bodies_declared.py``
+apply both paths to the same edits and compare the stored sessions.
 """
 
 from __future__ import annotations
