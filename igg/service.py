@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Unpack
 
@@ -46,6 +47,19 @@ if TYPE_CHECKING:
 def open_store(store: StoreLike) -> SessionStore:
     """The ``SessionStore`` for a store or a path."""
     return store if isinstance(store, SessionStore) else SessionStore(store)
+
+
+@contextmanager
+def _opened(store: StoreLike) -> Iterator[SessionStore]:
+    """``open_store``, closed at the block's end when it was opened here (a ``SessionStore`` given is the
+    caller's): a PostgreSQL store left to the collector has its pool closed from one of the pool's own
+    threads."""
+    db = open_store(store)
+    try:
+        yield db
+    finally:
+        if db is not store:
+            db.close()
 
 
 def review_needs_a_store(
@@ -275,8 +289,7 @@ def continue_session(
     ``agent``: an agent, an agent spec (``script:PATH``, ``llm``, ...) or None for the one the session was
     started with. ``force`` takes over a session whose writer looks alive. The rest as for ``run_request``.
     """
-    db = open_store(store)
-    try:
+    with _opened(store) as db:
         the_agent, name, options = _continued(db, session_id, agent, make_agent)
         request = options.pop("request")
         return run_request(
@@ -293,9 +306,6 @@ def continue_session(
             recorders=recorders,
             **options,
         )
-    finally:
-        if db is not store:  # opened here: closed here (a PostgreSQL store's pool has threads)
-            db.close()
 
 
 async def acontinue_session(
@@ -314,8 +324,7 @@ async def acontinue_session(
     """``continue_session`` for event loops."""
     import asyncio
 
-    db = open_store(store)
-    try:
+    with _opened(store) as db:
         the_agent, name, options = await asyncio.to_thread(_continued, db, session_id, agent, make_agent)
         request = options.pop("request")
         return await arun_request(
@@ -332,9 +341,6 @@ async def acontinue_session(
             recorders=recorders,
             **options,
         )
-    finally:
-        if db is not store:
-            db.close()
 
 
 def map_code(
@@ -401,12 +407,8 @@ def map_code(
     if agent == "code" and store is not None and result.stop_reason == "finished":
         from igg.mapping.updated import index_map
 
-        db = open_store(store)
-        try:
+        with _opened(store) as db:
             index_map(db, result, codemap, prepare_options)
-        finally:
-            if db is not store:  # opened here: closed here (a PostgreSQL store's pool has threads)
-                db.close()
     out_summary = summary(codemap, result, the_agent if static is None else None, clock() - run_started)
     if static is not None:
         out_summary["static_analysis"] = static
