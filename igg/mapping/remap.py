@@ -76,9 +76,7 @@ def _reach(
         return None  # a stub merges into its module: not a file of its own
     olds = cache.get_many([FactsCache.key(p, earlier[p][0], earlier[p][1] or "") for p in new], bodies=False)
     handlers = handler_names(facts)
-    if handlers and any(
-        c.name in handlers for f in [*new.values(), *olds] if f is not None for c in f.callables
-    ):
+    if handlers and any(_handles(f, handlers) for f in [*new.values(), *olds] if f is not None):
         return None  # a route's HANDLES edge from a changed file's handler is stated by the route's file
     names: set[str] = set()
     flowed: set[str] = set()  # the languages whose calls a changed flow reaches: all of their files'
@@ -169,7 +167,7 @@ def _moved_reach(
     files = [f for f in facts if f.path in added] + [f for f in then if f is not None]
     if len(files) != len(added) + len(removed):
         return None
-    if any(f.http or any(c.name in handlers for c in f.callables) for f in files):
+    if any(f.http or _handles(f, handlers) for f in files):
         return None
     return {f.language for f in files}
 
@@ -304,7 +302,8 @@ def _link_flows(
 
 
 def _handles(f: FileFacts, handlers: set[str]) -> bool:
-    """Whether ``f`` declares a function or class of one of the names routes give their ``handlers``."""
+    """Whether ``f`` declares a function or class of one of the names routes give their ``handlers`` (a
+    class: Django's class-based views, whose methods' ``HANDLES`` edges the route's file states)."""
     return any(c.name in handlers for c in f.callables) or any(t.name in handlers for t in f.types)
 
 

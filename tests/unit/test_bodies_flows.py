@@ -275,3 +275,31 @@ def test_a_function_whose_parameters_changed_is_updated_with_the_files_naming_it
         assert result.files["changed"] == ["app/runner.py"] and result.graph["nodes_changed"] >= 1
         assert 2 <= result.files["relinked"] < result.files["read"]
         assert graph_of(store, "m") == _fresh(tree, tmp_path)
+
+
+_CLASS_VIEWS = (
+    "from django.views import View\n\n\nclass ReviewView(View):\n    def get(self, request, slug):\n"
+    '        request.cursor.execute("SELECT id FROM reviews")\n        return None\n\n'
+    "    def post(self, request, slug):\n        return None\n"
+)
+"""A views file of class-based views alone: its methods' ``HANDLES`` edges are stated by ``urls.py``."""
+
+
+def test_a_class_based_view_whose_body_changed_keeps_the_edges_its_routes_state(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A class-based view's query changed from reading its table to deleting from it (its facts changed, its
+    names and flows did not): the route's file states the view's ``HANDLES`` edges, so the file is not linked
+    alone (which dropped them). The graph is a fresh map's."""
+    tree, store = tmp_path / "tree", tmp_path / "s.db"
+    shutil.copytree(CODE_FIXTURES / "http" / "users" / "legacy", tree / "legacy")
+    views = tree / "legacy" / "shop" / "views.py"
+    views.write_text(_CLASS_VIEWS, encoding="utf-8")
+    map_into_store(tree, store)
+    handles = _count(store, "HANDLES")
+    assert handles >= 2
+    views.write_text(_CLASS_VIEWS.replace("SELECT id FROM", "DELETE FROM"), encoding="utf-8")
+    result = _update(tree, store)
+    assert result.graph["edges_added"] == result.graph["edges_removed"] == 1  # READS_FROM -> WRITES_TO
+    assert _count(store, "HANDLES") == handles
+    assert graph_of(store, "m") == _fresh(tree, tmp_path)
