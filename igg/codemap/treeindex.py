@@ -24,7 +24,10 @@ again.
 Beside it, the calls the session's last link resolved over the whole program (``KeptCalls``: Python's), a row
 per file with the content hash they were resolved for, and the step and versions they speak for: an update
 that changes files without changing what their calls resolve to gives them their kept calls, moved to their
-new sites, instead of solving the program again (``igg.mapping.remap``).
+new sites, instead of solving the program again (``igg.mapping.remap``). And the census of the session's
+symbols at its last step (``SchemaFit.census``: every key and identity), with which an update that adds a
+function links the files of its language alone and still sees whether another language's symbol holds its
+identity (``igg.mapping.bodies``).
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ import os
 import sqlite3
 import time
 import zlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -256,6 +259,20 @@ def index_key(
     )
 
 
+class Census:
+    """The keys and identities of every symbol of a map at one step (``SchemaFit.census``): the lines of
+    ``data``, and ``added`` since."""
+
+    def __init__(self, data: bytes, added: set[bytes]) -> None:
+        self._data = b"\n" + data + b"\n"
+        self._added = added
+
+    def holds_any(self, entries: Iterable[bytes]) -> bool:
+        """Whether any of ``entries`` (each one JSON value, which holds no newline) is in the census (a search
+        of its lines, 10-20 ms for the 885,000 of 50,000 files, where a set of them takes 0.3 s to make)."""
+        return any(e in self._added or b"\n" + e + b"\n" in self._data for e in entries)
+
+
 class TreeIndexes:
     """The indexes of one store's trees (``STORE.codeindex``); a missing or unreadable file only costs an
     update its general path."""
@@ -290,6 +307,14 @@ class TreeIndexes:
             self._db.execute(
                 "CREATE TABLE IF NOT EXISTS calls_step"
                 " (session_id TEXT PRIMARY KEY, step INTEGER NOT NULL, version TEXT NOT NULL)"
+            )
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS census (session_id TEXT PRIMARY KEY, step INTEGER NOT NULL,"
+                " version TEXT NOT NULL, data BLOB NOT NULL)"
+            )
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS census_added"
+                " (session_id TEXT NOT NULL, entry BLOB NOT NULL, PRIMARY KEY (session_id, entry))"
             )
         except (sqlite3.Error, OSError) as exc:
             log.warning("code_tree_index_unusable", path=str(path), error=str(exc))
@@ -537,6 +562,64 @@ class TreeIndexes:
             log.warning("code_tree_index_unreadable", path=str(self.path), error=str(exc))
             return None
 
+    def put_census(self, session_id: str, step: int, census: bytes | None) -> None:
+        """Keep the census of session ``session_id`` at its step ``step`` (``SchemaFit.census``); None: none
+        is kept any more."""
+        if self._db is None:
+            return
+        try:
+            with self._db:
+                self._db.execute("DELETE FROM census_added WHERE session_id = ?", (session_id,))
+                if census is None:
+                    self._db.execute("DELETE FROM census WHERE session_id = ?", (session_id,))
+                    return
+                self._db.execute(
+                    "INSERT OR REPLACE INTO census (session_id, step, version, data) VALUES (?, ?, ?, ?)",
+                    (session_id, step, _calls_version(), zlib.compress(census, 1)),
+                )
+        except sqlite3.Error as exc:
+            log.warning("code_tree_index_write_failed", path=str(self.path), error=str(exc))
+
+    def add_census(self, session_id: str, since: int, step: int, entries: Collection[bytes] = ()) -> None:
+        """The census kept for step ``since`` of session ``session_id`` made to speak for its step ``step``,
+        with the ``entries`` of the symbols that step added (``SchemaFit.census``'s form; none: a step that
+        added no symbol); a census kept for another step is no longer kept."""
+        if self._db is None:
+            return
+        try:
+            with self._db:
+                moved = self._db.execute(
+                    "UPDATE census SET step = ? WHERE session_id = ? AND step = ? AND version = ?",
+                    (step, session_id, since, _calls_version()),
+                ).rowcount
+                if not moved:
+                    self._db.execute("DELETE FROM census WHERE session_id = ?", (session_id,))
+                    self._db.execute("DELETE FROM census_added WHERE session_id = ?", (session_id,))
+                    return
+                self._db.executemany(
+                    "INSERT OR IGNORE INTO census_added (session_id, entry) VALUES (?, ?)",
+                    ((session_id, e) for e in entries),
+                )
+        except sqlite3.Error as exc:
+            log.warning("code_tree_index_write_failed", path=str(self.path), error=str(exc))
+
+    def census(self, session_id: str, step: int) -> Census | None:
+        """The census kept for step ``step`` of session ``session_id``, or None: none, one of another step or
+        IGG, or one that cannot be read."""
+        if self._db is None:
+            return None
+        try:
+            row = self._db.execute(
+                "SELECT step, version, data FROM census WHERE session_id = ?", (session_id,)
+            ).fetchone()
+            if row is None or (row[0], row[1]) != (step, _calls_version()):
+                return None
+            added = self._db.execute("SELECT entry FROM census_added WHERE session_id = ?", (session_id,))
+            return Census(zlib.decompress(row[2]), {bytes(e) for (e,) in added})
+        except (sqlite3.Error, zlib.error) as exc:
+            log.warning("code_tree_index_unreadable", path=str(self.path), error=str(exc))
+            return None
+
     def close(self) -> None:
         if self._db is not None:
             self._db.close()
@@ -563,4 +646,4 @@ def _call_row(row: object) -> CallRow:
     raise ValueError("a kept call row is not (int, str, str, int, int)")
 
 
-__all__ = ["INDEX_SUFFIX", "TreeIndex", "TreeIndexes", "index_key"]
+__all__ = ["INDEX_SUFFIX", "Census", "TreeIndex", "TreeIndexes", "index_key"]

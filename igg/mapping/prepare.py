@@ -71,6 +71,8 @@ class CodeMap:
     """A fresh static map's graph, planned as the difference from the empty graph by its limit check
     (``code_agent``: ``igg.mapping.limits.check_map_size``), which the static pass applies as planned
     (``igg.mapping.static``); None before that check, and once taken."""
+    census: bytes | None = field(default=None, repr=False)
+    """A fresh static map's census of its symbols (``SchemaFit.census``), kept in the tree's index."""
     _kept: tuple[int, list[dict[str, Any]]] | None = field(default=None, init=False, repr=False)
     """What ``let_go`` kept of the facts: the lines read and the files read only in part."""
 
@@ -515,6 +517,7 @@ def code_agent(
         config = codemap.request.config
         fit = SchemaFit(codemap.model, config.schema_.compile())
         codemap.plan = check_map_size(fit, config.constraints)
+        codemap.census = fit.census()
         return CodeAgent(model=codemap.model, fit=fit, files_per_turn=FILES_PER_TURN)
     agent = create_agent(codemap.request, mode, environ=environ, sources=codemap.walk.files)
     if mode == "hybrid":

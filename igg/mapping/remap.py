@@ -321,10 +321,10 @@ def remap(
     commit_of: Callable[[], str | None],
     store_path: str | Path,
     kept: KeptRows,
-) -> tuple[UpdateResult, WalkResult, KeptCalls, tuple[dict[str, str], dict[str, list[str]]]]:
+) -> tuple[UpdateResult, WalkResult, KeptCalls, tuple[dict[str, str], dict[str, list[str]]], bytes | None]:
     """The update of session ``sid`` (see the module doc), its walk, the calls its link resolved (``kept``
-    reads the last link's: ``KeptCalls``) and each file's Module node and elements now; it makes no cycles
-    (collector paused)."""
+    reads the last link's: ``KeptCalls``), each file's Module node and elements now, and the census of the
+    symbols of its model (``SchemaFit.census``); it makes no cycles (collector paused)."""
     store = update_store(store_path)
     session = load_map(store, sid)
     state = session.state
@@ -343,7 +343,7 @@ def remap(
     removed = sorted(p for p in before if p not in now)
     changed = sorted(p for p in now if p in before and before[p] != now[p])
     calls = KeptCalls()
-    diff, local = _plan(
+    diff, local, census = _plan(
         walked.files,
         store_path,
         state,
@@ -380,7 +380,7 @@ def remap(
     seconds["total"] = clock() - started
     size = (state.node_count, state.edge_count)
     result = update_result(sid, step, iteration, changes, files, size, commit, seconds)
-    return result, walked, calls, (module_nodes(state), file_elements(state))
+    return result, walked, calls, (module_nodes(state), file_elements(state)), census
 
 
 KeepFacts = Callable[[FactsCache, list[FileFacts], list[tuple[str | None, str]]], object]
@@ -431,8 +431,9 @@ def _plan(
     moved: Moved | None,
     calls: tuple[KeptCalls, KeptRows],
     keep: KeepFacts | None = None,
-) -> tuple[Difference, set[str] | None]:
-    """The difference a fresh map makes, and the files linked again (None: all of them). The common case,
+) -> tuple[Difference, set[str] | None, bytes | None]:
+    """The difference a fresh map makes, the files linked again (None: all of them), and the census of the
+    symbols of the model it was planned from (``SchemaFit.census``). The common case,
     files changed in place, links only them and the files that mention a changed declaration (every other
     file's facts must be those of the last map: from the cache, not parsed again by a newer IGG); when only
     bodies and lines changed, the changed files take the calls kept from the last link, moved
@@ -466,9 +467,10 @@ def _plan(
                     keep(cache, facts, keys)  # the tree's imports changed: the graph kept for checks too
                     keep = None
                 model = _link_reached(facts, sources, (before, now), cache, whole, (local, olds), calls)
-                diff = plan_file_difference(state, SchemaFit(model, state.schema), local)
+                fit = SchemaFit(model, state.schema)
+                diff = plan_file_difference(state, fit, local)
                 if diff is not None:
-                    return diff, local
+                    return diff, local, fit.census()
                 keeping.given, keeping.made, keeping.whole = {}, {}, False
         # files added, removed or renamed, a supertype or import changed, facts not cached: the whole graph
         if keep is not None:
@@ -476,7 +478,8 @@ def _plan(
         _with_bodies(facts, sources, now, cache, whole, None)
         model = link(facts, calls=keeping)
         facts.clear()  # the difference reads the model alone: it takes the facts' memory (a GB at 50k files)
-        return plan_difference(state, SchemaFit(model, state.schema)), None
+        fit = SchemaFit(model, state.schema)
+        return plan_difference(state, fit), None, fit.census()
     finally:
         cache.close()
 

@@ -272,6 +272,7 @@ def update_same_facts(
     step = store.session(sid).last_step
     shas = {f.path: (before[f.path].get("sha"), f.sha) for f in now}
     indexes.move_calls(sid, index.last_step, step, shas, calls)  # their calls resolve as they did
+    indexes.add_census(sid, index.last_step, step)  # the same symbols
     index.note([e.changed for e in edits], step, [e.source.text for e in edits])
     seconds["commit"] = clock() - mark
     seconds["total"] = clock() - started

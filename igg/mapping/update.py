@@ -143,7 +143,7 @@ def update_map(
                     return kept
             from igg.mapping.remap import remap
 
-            result, walked, calls, modules = remap(
+            result, walked, calls, modules, census = remap(
                 paths,
                 sid,
                 max_bytes=max_bytes,
@@ -158,6 +158,7 @@ def update_map(
             )
             indexes.put(key, TreeIndex.of(walked, sid, result.step, *modules))
             indexes.put_calls(sid, result.step, calls)
+            indexes.put_census(sid, result.step, census)
             return result
         finally:
             indexes.close()

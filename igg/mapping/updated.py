@@ -232,6 +232,7 @@ def index_map(store: Any, result: Any, codemap: Any, options: dict[str, Any]) ->
             index = TreeIndex.of(codemap.walk, session_id, step, module_nodes(state), file_elements(state))
         indexes.put(key, index)
         indexes.put_calls(session_id, step, codemap.model.calls)
+        indexes.put_census(session_id, step, codemap.census)
     finally:
         indexes.close()
 

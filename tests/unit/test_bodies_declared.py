@@ -1,15 +1,17 @@
 """An edit that changes what a file declares without a node to remove (a function's parameters, a function,
 method or class added) is updated from the elements of the files it links again (``igg.mapping.bodies``): the
-files that name what changed are linked with it, every language's symbols are read when one is added (an
-identity another symbol holds, in another language or under a schema whose names collide, is left to the
-general path), and
-each update equals the general path's and a fresh map's. Judged on small trees written here and on the
-polyglot tree with ky and chi beside it: a declaration of each language added and taken away."""
+files that name what changed are linked with it; when a symbol is added, the files of its language alone,
+the census the last step kept (``SchemaFit.census``) telling whether another language's symbol holds its
+key or identity (else every language's symbols are read). An identity another symbol holds, in another
+language or under a schema whose names collide, is left to the general path, and each update equals the
+general path's and a fresh map's. Judged on small trees written here and on the polyglot tree with ky and
+chi beside it: a declaration of each language added and taken away."""
 
 from __future__ import annotations
 
 import json
 import shutil
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -63,7 +65,7 @@ def test_a_function_added_is_updated_without_the_whole_graph(
 ) -> None:
     """A TypeScript function added beside another (exported: the files that name it are linked with it), then
     called from another file: each update adds its nodes and edges from the elements of the files linked again
-    (every language's symbols read, so that an identity another file's symbol shares is seen), reads no whole
+    (an identity another file's symbol shares is seen: the census), reads no whole
     graph, and gives a fresh map's graph."""
     tree, store = tmp_path / "tree", tmp_path / "s.db"
     shutil.copytree(CODE_FIXTURES / "typescript" / "ky", tree / "ky")
@@ -221,3 +223,73 @@ def _map(tree: Path, store: Path, schema: Path, session_id: str = "m") -> None:
     finally:
         cache.close()
     assert result.stop_reason == "finished"
+
+
+def _forget_facts(store: Path, language: str) -> list[tuple[str, bytes, bytes | None]]:
+    """Remove the facts of ``language``'s files from the facts cache beside ``store`` (an update that reads
+    them goes to the general path, which parses them): the rows removed, for ``_remember``."""
+    with sqlite3.connect(sidecar_path(store, ".codefacts")) as db:
+        rows = db.execute("SELECT key, data, declared FROM facts").fetchall()
+        gone = [r for r in rows if (f := FactsCache._load(r[1])) is not None and f.language == language]
+        db.executemany("DELETE FROM facts WHERE key = ?", [(r[0],) for r in gone])
+    return gone
+
+
+def _remember(store: Path, rows: list[tuple[str, bytes, bytes | None]]) -> None:
+    with sqlite3.connect(sidecar_path(store, ".codefacts")) as db:
+        db.executemany("INSERT INTO facts (key, data, declared) VALUES (?, ?, ?)", rows)
+
+
+_APART = {
+    "util.py": "import os\n\n\ndef f():\n    return os.getcwd()\n",
+    "util.ts": "export function g(): number {\n  return 1;\n}\n",
+    "main.ts": 'import { g } from "./util";\n\nexport function run(): void {\n  g();\n  g();\n}\n',
+}
+"""A Python and a TypeScript file of one package (``util``) that share no symbol."""
+_ADDED_TS = "\nexport function {}(): number {{\n  return 2;\n}}\n"
+
+
+def test_a_function_added_links_its_own_language_by_the_census_kept_in_step(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the census the map kept (``SchemaFit.census``), a function added reads and links the files of its
+    own language alone: with the Python files' facts gone from the cache, a TypeScript function added still
+    takes this path. The census follows each step: after that addition (kept with its symbol), after lines
+    moved (``igg.mapping.samefacts``) and after a call changed (moved to the new step), a Python function of
+    the TypeScript one's package and name shares its identity, and the update leaves it to the general path.
+    Every step equals the general path's, and the last graph a fresh map's."""
+    trees = {}
+    for name in ("fast", "slow"):
+        shutil.copytree(CODE_FIXTURES / "typescript" / "ky", tmp_path / name / "tree" / "ky")
+        for path, text in _APART.items():
+            (tmp_path / name / "tree" / path).write_text(text, encoding="utf-8")
+        _age(tmp_path / name / "tree")
+        map_into_store(tmp_path / name / "tree", tmp_path / name / "s.db")
+        trees[name] = (tmp_path / name / "tree", tmp_path / name / "s.db")
+    (fast, fast_store), (slow, slow_store) = trees["fast"], trees["slow"]
+    forgotten = _forget_facts(fast_store, "python")
+    assert len(forgotten) == 1
+    util, main = _APART["util.ts"], "// reviewed\n" + _APART["main.ts"]
+    edits = [
+        ("util.ts", util + _ADDED_TS.format("h"), True),  # its symbol added to the census
+        ("main.ts", main, None),  # lines moved: the same symbols
+        ("util.ts", util + _ADDED_TS.format("h") + _ADDED_TS.format("h2"), True),
+        ("main.ts", main.replace("  g();\n", "", 1), True),  # a call removed: the same symbols
+        ("util.ts", util + _ADDED_TS.format("h") + _ADDED_TS.format("h2") + _ADDED_TS.format("h3"), True),
+        ("util.py", _APART["util.py"] + "\n\ndef h():\n    return 2\n", False),  # h's identity is taken
+    ]
+    for path, text, fast_path in edits:
+        if path == "util.py":
+            _remember(fast_store, forgotten)  # the file's facts then: else the general path parses it
+        for tree in (fast, slow):
+            (tree / path).write_text(text, encoding="utf-8")
+        made, kept = _taken(fast, fast_store, monkeypatch)
+        done = _general(monkeypatch)
+        general = _update(slow, slow_store)
+        done()
+        if fast_path is not None:
+            assert made is fast_path, path
+        assert (kept.graph, kept.step) == (general.graph, general.step), path
+        assert _step(fast_store, kept.step) == _step(slow_store, general.step), path
+    map_code([fast], agent="code", jobs=1, store=tmp_path / "fresh.db", session_id="f")
+    assert graph_of(fast_store, "m") == graph_of(tmp_path / "fresh.db", "f")

@@ -24,6 +24,8 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
 from igg.codemap.link import CodeModel, Relation
 from igg.codemap.model import Site, site_properties
 from igg.models.schema import CompiledSchema
@@ -71,6 +73,9 @@ class SchemaFit:
         self.colliding: set[str] = set()
         """Symbol keys whose identity another symbol's shares (their names are qualified, or they are left
         out): a symbol added beside one changes how the other is placed."""
+        self._grouped: list[tuple[str, tuple[Any, ...]]] = []
+        """Every identity (node type, identity values) a symbol has before names are qualified
+        (``census``)."""
         self._place_all(only)
 
     def let_go(self) -> None:
@@ -80,6 +85,7 @@ class SchemaFit:
         self._refs.clear()
         self._edge_labels.clear()
         self._edge_properties = None
+        self._grouped = []
 
     def _label(self, label: str) -> str | None:
         for candidate in (label, *NODE_FALLBACKS.get(label, ())):
@@ -140,6 +146,7 @@ class SchemaFit:
 
     def _place_all(self, only: Collection[str] | None = None) -> None:
         groups, staged, grouped = self._group(only)
+        self._grouped = list(groups)
         if len(groups) != grouped:
             self.colliding = {k for members in groups.values() if len(members) > 1 for k in members}
         regrouped_any = False
@@ -171,6 +178,21 @@ class SchemaFit:
                 self.placed[members[0]] = Placed(label, staged[members[0]][1], identity)
         if regrouped_any:  # else the groups came in the symbols' order, and so did their first members
             self.placed = {k: self.placed[k] for k in self.model.symbols if k in self.placed}
+
+    def census(self) -> bytes | None:
+        """What a symbol added later must not meet (``igg.mapping.bodies``): every symbol's key and every
+        identity a symbol has before names are qualified, each as JSON on a line of its own (a key a string,
+        an identity an array; JSON holds no newline), so that a census kept beside the store
+        (``TreeIndexes.census``) compares with one made in another process; None when an identity has a value
+        JSON cannot hold. Made of a model of every file of a map, it tells an update that links the files of
+        one language whether a symbol it adds shares its key or its identity with one of another language
+        (``colliding`` within the files linked)."""
+        dumps = orjson.dumps
+        try:
+            identities = b"\n".join(map(dumps, self._grouped))
+        except TypeError:
+            return None
+        return identities + b"\n" + b"\n".join(map(dumps, self.model.symbols))
 
     def _identity(self, label: str, props: dict[str, Any]) -> tuple[Any, ...]:
         return tuple(props.get(k) for k in self.schema.identity_keys[label])
