@@ -15,9 +15,17 @@ and facts key. The next run of the same folder with the same options takes the g
   linked from only where the graph does not look (``igg.mapping.since.same_at_commit``'s rule: bodies, line
   counts, hashes; an import on another line is a change).
 
-Anything else (a file added, removed or renamed, an ignore file changed, facts gone from the cache, a kept row
-that does not read back) maps the tree as ``tree_state`` does and keeps the new graph. A cache in memory
-(``FactsCache(None)``) keeps nothing. ``tests/unit/test_kept.py`` pins each answer to a fresh map of the tree.
+A file changed in place whose facts differ where the graph looks (an import added, an export a TypeScript
+import may read), but that names its module as before (module, package, language; no configuration file),
+leaves every other file its name and facts: the kept files' facts are read from the cache and linked again
+with its new ones, without walking or reading the tree, and the new graph is kept (``_relinked``). A
+``check --since HEAD~1`` right after a TypeScript export was added and committed, at 50,000 files, took
+10.3-11.6 s this way, where the tree was mapped (15.8 s) and ``HEAD~1`` judged from the cache (7.6 s). The
+key the row keeps of a file read again is the one its facts were found under (a map's full facts, which an
+update cached). Anything else (a file added, removed or renamed, an ignore file changed, facts gone from the
+cache, a kept row that does not read back) maps the tree as ``tree_state`` does and keeps the new graph. A
+cache in memory (``FactsCache(None)``) keeps nothing. ``tests/unit/test_kept.py`` pins each answer to a fresh
+map of the tree.
 """
 
 from __future__ import annotations
@@ -30,14 +38,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from igg.codemap.cache import FactsCache, content_hash
+from igg.codemap.cache import FactsCache
 from igg.codemap.facts import FileFacts
 from igg.codemap.language import Reads
 from igg.codemap.sources import SourceFile
 from igg.codemap.treeindex import TreeIndex, index_key
 from igg.codemap.walk import DEFAULT_MAX_BYTES, WALK_NAMES, WalkResult, listing_of, read_bytes_as_walked
 from igg.mapping.prepare import imports_view, parse_all
-from igg.mapping.since import TreeState, linked_alike, linked_state
+from igg.mapping.since import TreeState, linked_alike, linked_state, relink
 from igg.record.logs import get_logger
 from igg.rules.depgraph import DepGraph, Edge, Node
 
@@ -149,16 +157,17 @@ def kept_state(
             sources.append(replace(then, module=kept.files[path][0]))
         before = cache.get_many([kept.files[s.path][1] for s in sources], bodies=False)
         counts: dict[str, int] = {}
-        now, _ = parse_all(sources, cache=cache, counts=counts, bodies=False, reads=reads)
-        if not all(b is not None and linked_alike(b, n, reads) for b, n in zip(before, now, strict=True)):
+        keys: list[tuple[str | None, str]] = []  # where the cache holds them (a map's full facts, or theirs)
+        now, _ = parse_all(sources, cache=cache, counts=counts, bodies=False, reads=reads, keys=keys)
+        if not all(b is not None and _named_alike(b, n) for b, n in zip(before, now, strict=True)):
             return None
+        alike = all(b is not None and linked_alike(b, n, reads) for b, n in zip(before, now, strict=True))
         parsed = counts.get("parsed", 0)
-        for source, facts in zip(sources, now, strict=True):
+        for source, facts, (_, made) in zip(sources, now, keys, strict=True):
             known[source.path] = facts
-            kept.files[source.path] = (
-                source.module,
-                FactsCache.key(source.path, source.module, content_hash(source.text), reads),
-            )
+            kept.files[source.path] = (source.module, made)
+        if not alike:
+            return _relinked(key, kept, cache, known, (changed, parsed), reads)
         kept.index.note(changed, kept.index.last_step)
         cache.put_kept(key, _dump(kept))  # the next run reads these files by stat again
     log.debug("code_check_graph_kept", files=kept.index.read, read_again=len(changed), parsed=parsed)
@@ -172,6 +181,57 @@ def kept_state(
         reads=reads,
         ignore_files=kept.ignore_files,
         kept=True,
+    )
+
+
+def _named_alike(a: FileFacts, b: FileFacts) -> bool:
+    """Whether two facts of one file name its module alike (module, package, language, and neither is a
+    configuration file: a ``go.mod`` or ``tsconfig.json`` names other files' modules), so that every other
+    file keeps its name and its facts, and linking them again with this file's ``b`` gives the tree's graph
+    (``_relinked``)."""
+    return (
+        a.config is None
+        and b.config is None
+        and (a.module, a.package, a.language)
+        == (
+            b.module,
+            b.package,
+            b.language,
+        )
+    )
+
+
+def _relinked(
+    key: str,
+    kept: _Kept,
+    cache: FactsCache,
+    known: dict[str, FileFacts],
+    changed: tuple[Sequence[Any], int],
+    reads: Reads,
+) -> TreeState | None:
+    """The state of the kept tree after files changed in place so that the graph may change (an import
+    added, an export a TypeScript barrel reads), each naming its module alike: every file linked again from
+    the facts the cache holds of them, those ``known`` (read now) in their place, without walking or reading
+    the tree (a walk reads every file to hash it); the new graph kept. None: a file's facts are gone from the
+    cache (the tree is mapped)."""
+    linked = relink(list(kept.files), known, KeptFacts(kept.files, cache, {}), kept.files, cache, reads)
+    if linked is None:
+        return None
+    model, graph, facts = linked
+    kept.graph = graph
+    files, parsed = changed
+    kept.index.note(files, kept.index.last_step)
+    cache.put_kept(key, _dump(kept))
+    log.debug("code_check_graph_relinked", files=kept.index.read, read_again=len(files), parsed=parsed)
+    return TreeState(
+        model=model,
+        graph=graph,
+        files=kept.index.read,
+        parsed=parsed,
+        facts=facts,
+        keys=kept.files,
+        reads=reads,
+        ignore_files=kept.ignore_files,
     )
 
 

@@ -349,24 +349,46 @@ def relinked_at_commit(
         if (f.module, f.package, f.language) != (now.module, now.package, now.language):
             return None
     order = in_walk_order(list(head.keys), removed)
-    if isinstance(head.facts, dict):
-        facts = [then[path] if path in then else head.facts[path] for path in order]
-    else:  # a kept graph's facts, read from the cache at once
-        wanted = [path for path in order if path not in then]
-        cached = cache.get_many([head.keys[path][1] for path in wanted], bodies=False)
-        found = dict(zip(wanted, cached, strict=True))
-        if any(f is None for f in found.values()):
-            return None  # gone from the cache
-        facts = [then[path] if path in then else found[path] for path in order]
-    model = link([f for f in facts if f is not None], reads=head.reads)
+    linked = relink(order, then, head.facts, head.keys, cache, head.reads, schema)
+    if linked is None:
+        return None
     return TreeState(
-        model=model,
-        graph=model_graph(model, load_code_schema(schema).compile()),
+        model=linked[0],
+        graph=linked[1],
         files=head.files - sum(f is None for f in then.values()) + len(removed),
         parsed=0,
         reads=head.reads,
         relinked=True,
     )
+
+
+def relink(
+    order: Sequence[str],
+    changed: Mapping[str, FileFacts | None],
+    facts: Mapping[str, FileFacts],
+    keys: Mapping[str, tuple[str | None, str]],
+    cache: FactsCache,
+    reads: Reads,
+    schema: str | Path | None = None,
+) -> tuple[CodeModel, DepGraph, dict[str, FileFacts]] | None:
+    """The files ``order`` (in the walk's order) linked and placed in the code schema, as a map of them links
+    them, and the facts each was linked from: its facts in ``changed`` (None: left out), else in ``facts``
+    (a state's: when they are not a dict, a kept graph's, read from ``cache`` at once by their keys in
+    ``keys``); None when one is gone from the cache."""
+    found: Mapping[str, FileFacts | None] = facts
+    if not isinstance(facts, dict):
+        wanted = [path for path in order if path not in changed]
+        cached = cache.get_many([keys[path][1] for path in wanted], bodies=False)
+        if any(f is None for f in cached):
+            return None
+        found = dict(zip(wanted, cached, strict=True))
+    linked: dict[str, FileFacts] = {}
+    for path in order:
+        f = changed[path] if path in changed else found[path]
+        if f is not None:
+            linked[path] = f
+    model = link(list(linked.values()), reads=reads)
+    return model, model_graph(model, load_code_schema(schema).compile()), linked
 
 
 def linked_alike(a: FileFacts, b: FileFacts, reads: Reads) -> bool:
