@@ -21,8 +21,10 @@ Each command runs as the user runs it, ``python -m igg ...`` in a subprocess, ti
   a call added to a Go function saved by a rename over the file (as editors that save safely and ``git
   checkout`` save: its folder's time moves, its listing does not), after a call added to a Python function
   (its value flows change: the program is solved again, and the files whose calls changed linked again),
-  after a function added to a TypeScript and to a Python file (a declaration: the files naming it linked
-  with it, every language's symbols read) and after a Python file added beside others
+  after a function added to a file of each language (a declaration: the files naming it linked with it,
+  those of its language read, the census telling whether another language's symbol holds its identity;
+  the TypeScript one exported, and ``check --since`` timed after it: the kept graph of imports linked again)
+  and after a Python file added beside others
   (every Python file is linked again: its language's imports may now find it), each committed, with the peak
   memory of that process alone (``PEAK``), and whether the graph still equals a fresh map's;
 - whether the updated session's graph equals the graph a fresh map of the new tree builds, element ids
@@ -75,17 +77,22 @@ TARGETS = {
     "update_go_call_added_renamed_s": 2.0,
     "update_python_call_added_s": 2.0,
     "update_ts_function_added_s": 2.0,
+    "update_go_function_added_s": 2.0,
+    "update_java_function_added_s": 2.0,
     "update_py_function_added_s": 2.0,
     "update_noop_s": 0.5,
     "check_since_s": 3.0,
     "check_since_kept_s": 3.0,
+    "check_since_export_added_s": 3.0,
 }
 FUNCTIONS_ADDED = {
-    ".ts": "\nexport function addedByTheBench(n: number): number {\n  return n + 1;\n}\n",
-    ".py": "\n\ndef added_by_the_bench(n):\n    return n + 1\n",
+    "ts": ("m2*.ts", "\nexport function addedByTheBench(n: number): number {\n  return n + 1;\n}\n"),
+    "go": ("f2*.go", "\nfunc AddedByTheBench(n int) int {\n\treturn n + 1\n}\n"),
+    "java": ("C2*.java", "    public int addedByTheBench(int n) {\n        return n + 1;\n    }\n"),
+    "py": ("m2*.py", "\n\ndef added_by_the_bench(n):\n    return n + 1\n"),
 }
-"""A function added at the end of a file of each of these languages (a tree kept with ``--keep`` may hold one:
-the name is numbered then)."""
+"""A function (a method in Java, before the class's closing brace) added at the end of a file of each
+language, by its name's pattern (a tree kept with ``--keep`` may hold one: the name is numbered then)."""
 LIMITS = ["--max-nodes", "100000000", "--max-edges", "1000000000"]
 NOOP_RUNS = 5
 """No-op updates timed after the one-file update (their median is the figure)."""
@@ -314,13 +321,16 @@ def run(root: Path, files: int, mapped: bool = False) -> dict[str, Any]:
     timed_update(out, "update_go_call_added_renamed", repo, store)
     call_edit(sorted(tree.rglob("m3*.py"))[0])
     timed_update(out, "update_python_call_added", repo, store)
-    for suffix, added in FUNCTIONS_ADDED.items():  # a declaration: the files naming it linked with it
-        path = sorted(tree.rglob(f"m2*{suffix}"))[0]
+    for language, (pattern, added) in FUNCTIONS_ADDED.items():  # a declaration: the files naming it linked
+        path = sorted(tree.rglob(pattern))[0]
         text = path.read_text(encoding="utf-8")
         n = str(text.count("ByTheBench") + text.count("by_the_bench"))
         named = added.replace("ByTheBench", "ByTheBench" + n).replace("by_the_bench", "by_the_bench" + n)
-        path.write_text(text + named, encoding="utf-8")
-        timed_update(out, f"update_{suffix[1:]}_function_added", repo, store)
+        at = text.rindex("}") if language == "java" else len(text)
+        path.write_text(text[:at] + named + text[at:], encoding="utf-8")
+        timed_update(out, f"update_{language}_function_added", repo, store)
+        if language == "ts":  # an export added, committed: the graph of imports reads exports
+            timed_check("check_since_export_added")
     module = sorted(tree.rglob("m4*.py"))[0]
     added = next(  # a tree kept from an earlier run (--keep) holds the files it added
         module.parent / f"added{n}_{module.name}"
@@ -339,11 +349,14 @@ def run(root: Path, files: int, mapped: bool = False) -> dict[str, Any]:
         "update_typescript_call_added_s": out["update_typescript_call_added"]["wall_s"],
         "update_go_call_added_renamed_s": out["update_go_call_added_renamed"]["wall_s"],
         "update_python_call_added_s": out["update_python_call_added"]["wall_s"],
-        "update_ts_function_added_s": out["update_ts_function_added"]["wall_s"],
-        "update_py_function_added_s": out["update_py_function_added"]["wall_s"],
+        **{
+            f"update_{language}_function_added_s": out[f"update_{language}_function_added"]["wall_s"]
+            for language in FUNCTIONS_ADDED
+        },
         "update_noop_s": out["update_noop"]["wall_s"],
         "check_since_s": out["check_since"]["wall_s"],
         "check_since_kept_s": out["check_since_kept"]["wall_s"],
+        "check_since_export_added_s": out["check_since_export_added"]["wall_s"],
     }
     out["targets"] = {
         k: {"target": TARGETS[k], "measured": v, "met": v is not None and v <= TARGETS[k]}
