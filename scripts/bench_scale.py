@@ -221,9 +221,11 @@ def timed_update(out: dict[str, Any], name: str, repo: Path, store: Path) -> Non
 
 
 def body_edit(path: Path) -> None:
-    """Change one expression of a function's body (no import, no declaration, no line moves)."""
+    """Change one expression of a function's body (no import, no declaration, no line moves; back again in a
+    tree kept from an earlier run)."""
     text = path.read_text(encoding="utf-8")
-    path.write_text(text.replace("if x else 0", "if x else 1", 1), encoding="utf-8")
+    then, now = ("if x else 0", "if x else 1") if "if x else 0" in text else ("if x else 1", "if x else 0")
+    path.write_text(text.replace(then, now, 1), encoding="utf-8")
 
 
 def line_edit(path: Path) -> None:

@@ -14,6 +14,7 @@ import shutil
 import sqlite3
 from pathlib import Path
 
+import orjson
 import pytest
 
 from igg.codemap.cache import FactsCache
@@ -293,3 +294,43 @@ def test_a_function_added_links_its_own_language_by_the_census_kept_in_step(
         assert _step(fast_store, kept.step) == _step(slow_store, general.step), path
     map_code([fast], agent="code", jobs=1, store=tmp_path / "fresh.db", session_id="f")
     assert graph_of(fast_store, "m") == graph_of(tmp_path / "fresh.db", "f")
+
+
+def test_the_census_holds_every_key_and_identity_of_a_map_and_reads_back_in_step(tmp_path: Path) -> None:
+    """The census of the polyglot tree's model (``SchemaFit.census``), kept in a tree index and read back,
+    holds every symbol's key and identity, and no key or identity a symbol added would take; a census kept
+    for another step, or moved from another, is none."""
+    from igg.agents.code.mapping import SchemaFit
+    from igg.codemap.link import link
+    from igg.codemap.schema import load_code_schema
+    from igg.codemap.treeindex import TreeIndexes
+    from igg.codemap.walk import walk
+    from igg.mapping.bodies import _entries
+    from igg.mapping.prepare import parse_all
+
+    facts, _ = parse_all(walk([CODE_FIXTURES / "polyglot"]).files)
+    fit = SchemaFit(link(facts), load_code_schema(None).compile())
+    census = fit.census()
+    assert census is not None
+    indexes = TreeIndexes(tmp_path / "s.codeindex")
+    try:
+        indexes.put_census("m", 3, census)
+        kept = indexes.census("m", 3)
+        assert kept is not None and indexes.census("m", 2) is None
+        placed = set(fit.placed)
+        assert all(  # identities as grouped: those placed under another name (qualified) aside
+            kept.holds_any([orjson.dumps((p.label, p.identity))])
+            for key, p in fit.placed.items()
+            if key not in fit.colliding
+        )
+        assert _entries(fit, placed) >= {orjson.dumps(key) for key in placed}
+        assert all(kept.holds_any([orjson.dumps(key)]) for key in fit.model.symbols)
+        new = fit.placed[next(iter(placed))]
+        assert not kept.holds_any([orjson.dumps("function:nowhere.added"), orjson.dumps((new.label, ("x",)))])
+        indexes.add_census("m", 3, 4, [orjson.dumps("function:nowhere.added")])
+        assert indexes.census("m", 3) is None
+        assert indexes.census("m", 4).holds_any([orjson.dumps("function:nowhere.added")])  # type: ignore[union-attr]
+        indexes.add_census("m", 3, 5)  # from a step it does not speak for: none kept
+        assert indexes.census("m", 5) is None and indexes.census("m", 4) is None
+    finally:
+        indexes.close()

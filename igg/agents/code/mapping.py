@@ -181,18 +181,18 @@ class SchemaFit:
 
     def census(self) -> bytes | None:
         """What a symbol added later must not meet (``igg.mapping.bodies``): every symbol's key and every
-        identity a symbol has before names are qualified, each as JSON on a line of its own (a key a string,
-        an identity an array; JSON holds no newline), so that a census kept beside the store
+        identity a symbol has before names are qualified, as JSON values (a key a string, an identity an
+        array of its type and values) joined by commas, so that a census kept beside the store
         (``TreeIndexes.census``) compares with one made in another process; None when an identity has a value
         JSON cannot hold. Made of a model of every file of a map, it tells an update that links the files of
         one language whether a symbol it adds shares its key or its identity with one of another language
-        (``colliding`` within the files linked)."""
-        dumps = orjson.dumps
+        (``colliding`` within the files linked). One ``orjson.dumps`` of each list: a call per value leaves
+        each value's bytes a 4 KB buffer (1.2 GB for the 885,000 of 50,000 files)."""
         try:
-            identities = b"\n".join(map(dumps, self._grouped))
+            identities = orjson.dumps(self._grouped)
         except TypeError:
             return None
-        return identities + b"\n" + b"\n".join(map(dumps, self.model.symbols))
+        return identities[1:-1] + b"," + orjson.dumps(list(self.model.symbols))[1:-1]
 
     def _identity(self, label: str, props: dict[str, Any]) -> tuple[Any, ...]:
         return tuple(props.get(k) for k in self.schema.identity_keys[label])
