@@ -161,6 +161,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         code = int(args.handler(args))
         if not sys.stdout.closed:
             sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's exit
+        if argv is None and _leaves_at_once(args):
+            _leave(code)
         return code
     except BrokenPipeError:
         _detach_stdout()
@@ -190,6 +192,30 @@ def _fewer_collections() -> None:
     import gc
 
     gc.set_threshold(*COLLECTOR_THRESHOLDS)
+
+
+def _leaves_at_once(args: argparse.Namespace) -> bool:
+    """Whether the console script ends without freeing what the command built (``_leave``): a static
+    ``map-code`` (its update too), ``check`` and ``cycles``, which hold nothing open when they return (their
+    stores, caches, parse processes and temporary folders are closed in ``with`` blocks). Not an LLM map,
+    whose local model server and client close when they are freed."""
+    command = getattr(args, "command", None)
+    return command in ("check", "cycles") or (
+        command == "map-code" and getattr(args, "agent", "code") == "code"
+    )
+
+
+def _leave(code: int) -> None:
+    """End the process at once with ``code``, its output flushed, as mypy does: the interpreter's exit frees
+    every object one by one, 8.6 s of a 57 s ``map-code --update`` whose graph held 2.5 million edges at
+    50,000 files, and none of it is needed."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if not stream.closed:
+                stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
 
 
 def _detach_stdout() -> None:
