@@ -39,7 +39,7 @@ import os
 import sqlite3
 import time
 import zlib
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -48,6 +48,8 @@ import orjson
 
 from igg.codemap import language as languages
 from igg.codemap.cache import FORMAT_VERSION
+from igg.codemap.census import TABLES as CENSUS_TABLES
+from igg.codemap.census import CensusRows
 from igg.codemap.model import CallRow, KeptCalls
 from igg.codemap.walk import RACY_NS, WalkResult, listing_of, names_digest
 from igg.record.logs import get_logger
@@ -259,24 +261,7 @@ def index_key(
     )
 
 
-class Census:
-    """The keys and identities of every symbol of a map at one step (``SchemaFit.census``): the JSON values
-    of ``data``, joined by commas, and ``added`` since."""
-
-    def __init__(self, data: bytes, added: set[bytes]) -> None:
-        self._data = b"," + data + b","
-        self._added = added
-
-    def holds_any(self, entries: Iterable[bytes]) -> bool:
-        """Whether any of ``entries`` (each one JSON value: ``orjson.dumps`` of a key or an identity) is in
-        the census: a search of ``,value,`` (10-20 ms for the 885,000 values of 50,000 files, where a set of
-        them takes 0.3 s to make). A value is found wherever it is one; a string inside another value may be
-        taken for one (``["Function", ["a", "x", "b"]]`` holds ``,"x",``), which only sends an update to the
-        general path."""
-        return any(e in self._added or b"," + e + b"," in self._data for e in entries)
-
-
-class TreeIndexes:
+class TreeIndexes(CensusRows):
     """The indexes of one store's trees (``STORE.codeindex``); a missing or unreadable file only costs an
     update its general path."""
 
@@ -311,14 +296,8 @@ class TreeIndexes:
                 "CREATE TABLE IF NOT EXISTS calls_step"
                 " (session_id TEXT PRIMARY KEY, step INTEGER NOT NULL, version TEXT NOT NULL)"
             )
-            self._db.execute(
-                "CREATE TABLE IF NOT EXISTS census (session_id TEXT PRIMARY KEY, step INTEGER NOT NULL,"
-                " version TEXT NOT NULL, data BLOB NOT NULL)"
-            )
-            self._db.execute(
-                "CREATE TABLE IF NOT EXISTS census_added"
-                " (session_id TEXT NOT NULL, entry BLOB NOT NULL, PRIMARY KEY (session_id, entry))"
-            )
+            for table in CENSUS_TABLES:
+                self._db.execute(table)
         except (sqlite3.Error, OSError) as exc:
             log.warning("code_tree_index_unusable", path=str(path), error=str(exc))
             self._db = None
@@ -494,7 +473,7 @@ class TreeIndexes:
                     )
                 self._db.execute(
                     "INSERT OR REPLACE INTO calls_step (session_id, step, version) VALUES (?, ?, ?)",
-                    (session_id, step, _calls_version()),
+                    (session_id, step, index_version()),
                 )
         except sqlite3.Error as exc:
             log.warning("code_tree_index_write_failed", path=str(self.path), error=str(exc))
@@ -519,7 +498,7 @@ class TreeIndexes:
                 row = self._db.execute(
                     "SELECT step, version FROM calls_step WHERE session_id = ?", (session_id,)
                 ).fetchone()
-                if moved is None or row is None or tuple(row) != (since, _calls_version()):
+                if moved is None or row is None or tuple(row) != (since, index_version()):
                     self._db.execute("DELETE FROM calls WHERE session_id = ?", (session_id,))
                     self._db.execute("DELETE FROM calls_step WHERE session_id = ?", (session_id,))
                     return
@@ -550,7 +529,7 @@ class TreeIndexes:
             row = self._db.execute(
                 "SELECT step, version FROM calls_step WHERE session_id = ?", (session_id,)
             ).fetchone()
-            if row is None or tuple(row) != (step, _calls_version()):
+            if row is None or tuple(row) != (step, index_version()):
                 return None
             out: dict[str, list[CallRow]] = {}
             for path, sha in shas.items():
@@ -565,82 +544,15 @@ class TreeIndexes:
             log.warning("code_tree_index_unreadable", path=str(self.path), error=str(exc))
             return None
 
-    def put_census(self, session_id: str, step: int, census: bytes | None) -> None:
-        """Keep the census of session ``session_id`` at its step ``step`` (``SchemaFit.census``); None: none
-        is kept any more."""
-        if self._db is None:
-            return
-        try:
-            with self._db:
-                self._db.execute("DELETE FROM census_added WHERE session_id = ?", (session_id,))
-                if census is None:
-                    self._db.execute("DELETE FROM census WHERE session_id = ?", (session_id,))
-                    return
-                self._db.execute(
-                    "INSERT OR REPLACE INTO census (session_id, step, version, data) VALUES (?, ?, ?, ?)",
-                    (session_id, step, _census_version(), zlib.compress(census, 1)),
-                )
-        except sqlite3.Error as exc:
-            log.warning("code_tree_index_write_failed", path=str(self.path), error=str(exc))
-
-    def add_census(self, session_id: str, since: int, step: int, entries: Collection[bytes] = ()) -> None:
-        """The census kept for step ``since`` of session ``session_id`` made to speak for its step ``step``,
-        with the ``entries`` of the symbols that step added (``SchemaFit.census``'s form; none: a step that
-        added no symbol); a census kept for another step is no longer kept."""
-        if self._db is None:
-            return
-        try:
-            with self._db:
-                moved = self._db.execute(
-                    "UPDATE census SET step = ? WHERE session_id = ? AND step = ? AND version = ?",
-                    (step, session_id, since, _census_version()),
-                ).rowcount
-                if not moved:
-                    self._db.execute("DELETE FROM census WHERE session_id = ?", (session_id,))
-                    self._db.execute("DELETE FROM census_added WHERE session_id = ?", (session_id,))
-                    return
-                self._db.executemany(
-                    "INSERT OR IGNORE INTO census_added (session_id, entry) VALUES (?, ?)",
-                    ((session_id, e) for e in entries),
-                )
-        except sqlite3.Error as exc:
-            log.warning("code_tree_index_write_failed", path=str(self.path), error=str(exc))
-
-    def census(self, session_id: str, step: int) -> Census | None:
-        """The census kept for step ``step`` of session ``session_id``, or None: none, one of another step or
-        IGG, or one that cannot be read."""
-        if self._db is None:
-            return None
-        try:
-            row = self._db.execute(
-                "SELECT step, version, data FROM census WHERE session_id = ?", (session_id,)
-            ).fetchone()
-            if row is None or (row[0], row[1]) != (step, _census_version()):
-                return None
-            added = self._db.execute("SELECT entry FROM census_added WHERE session_id = ?", (session_id,))
-            return Census(zlib.decompress(row[2]), {bytes(e) for (e,) in added})
-        except (sqlite3.Error, zlib.error) as exc:
-            log.warning("code_tree_index_unreadable", path=str(self.path), error=str(exc))
-            return None
-
     def close(self) -> None:
         if self._db is not None:
             self._db.close()
 
 
-def _calls_version() -> str:
+def index_version() -> str:
     """What kept calls were resolved by: the index's format and the analyzers' and IGG's versions (another
     IGG may resolve calls otherwise)."""
     return index_key("", [], max_bytes=0, package_prefix=None, chosen=None)
-
-
-def _census_version() -> str:
-    """What a census was made by (``_calls_version``) and its format."""
-    return _calls_version() + "/census-" + CENSUS_FORMAT
-
-
-CENSUS_FORMAT = "1"
-"""Bumped when a census changes shape."""
 
 
 def _call_row(row: object) -> CallRow:
@@ -658,4 +570,4 @@ def _call_row(row: object) -> CallRow:
     raise ValueError("a kept call row is not (int, str, str, int, int)")
 
 
-__all__ = ["INDEX_SUFFIX", "Census", "TreeIndex", "TreeIndexes", "index_key"]
+__all__ = ["INDEX_SUFFIX", "TreeIndex", "TreeIndexes", "index_key", "index_version"]

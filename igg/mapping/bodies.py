@@ -54,12 +54,13 @@ import orjson
 from igg.act.difference import Difference
 from igg.agents.code.mapping import SchemaFit
 from igg.codemap.cache import FactsCache, content_hash
+from igg.codemap.census import Census
 from igg.codemap.facts import FileFacts
 from igg.codemap.index import callable_key, type_key
 from igg.codemap.language import language_of
 from igg.codemap.model import CodeModel, KeptCalls
 from igg.codemap.sources import SourceFile, with_modules
-from igg.codemap.treeindex import Census, TreeIndex, TreeIndexes
+from igg.codemap.treeindex import TreeIndex, TreeIndexes
 from igg.graph.collector import collector_paused
 from igg.graph.state import GraphState
 from igg.mapping.declared import names_told
@@ -175,6 +176,31 @@ def _adds(
         return False
     wanted = {(fit.placed[k].label, fit.placed[k].identity) for k in added if k in fit.placed}
     return all((label, state.identity(label, props)) in wanted for label, props in diff.add_nodes)
+
+
+def _linked_files(
+    listed: list[tuple[str, str | None]] | None,
+    facts: tuple[Sequence[FileFacts], Sequence[FileFacts]],
+    added: set[str],
+    census: Census | None,
+) -> list[tuple[str, str | None]] | None:
+    """The files of the index's list ``listed`` to link: those of the changed files' languages
+    (``_their_languages``), or every one when a symbol is ``added`` and no ``census`` tells which identities
+    another language's symbols hold."""
+    return listed if added and census is None else _their_languages(listed, facts)
+
+
+def _keep_census(
+    indexes: TreeIndexes, steps: tuple[str, int, int], fit: SchemaFit, added: set[str] | None
+) -> None:
+    """The census of the step ``steps`` made (session, the step before, this step): ``fit``'s when it placed
+    every file's symbols (``added`` None), else the last one's with the symbols ``added`` (none: the same
+    symbols)."""
+    sid, since, step = steps
+    if added is None:
+        indexes.put_census(sid, step, fit.census())
+    else:
+        indexes.add_census(sid, since, step, _entries(fit, added))
 
 
 def _entries(fit: SchemaFit, added: set[str]) -> set[bytes]:
@@ -362,8 +388,7 @@ def update_bodies(
     mark = clock()
     listed = indexes.sources(key)
     census = indexes.census(sid, index.last_step) if added else None
-    # a symbol added without a census: every language's, which its identity may meet
-    listing = listed if added and census is None else _their_languages(listed, facts)
+    listing = _linked_files(listed, facts, added, census)
     found = _sources(paths, index, listing, edited)
     if found is None:
         return None
@@ -394,21 +419,16 @@ def update_bodies(
     diff, fit = planned
     seconds["parse_and_diff"] += clock() - mark
     check_update_size(state, diff, session.config.constraints, sid)
-    read = index.read
-    files: dict[str, Any] = {"read": read, "reparsed": parsed, "unchanged": read - parsed}
+    files: dict[str, Any] = {"read": index.read, "reparsed": parsed, "unchanged": index.read - parsed}
     files.update(relinked=len(local & hashes.keys()), added=[], changed=changed_paths, removed=[], renamed=[])
     commit = commit_of()
     mark = clock()
     _keep(store_path, sources, hashes, now)
     update = apply_step(session, diff, files, commit, (clock, started))
     step = store.session(sid).last_step
-    rows = file_elements(state)
-    indexes.put_elements(key, {p: rows.get(p, []) for p in local})
+    indexes.put_elements(key, {p: file_elements(state).get(p, []) for p in local})
     indexes.put_calls(sid, step, calls)
-    if listing is listed:  # every file's symbols
-        indexes.put_census(sid, step, fit.census())
-    else:  # the symbols added (none: the same symbols)
-        indexes.add_census(sid, index.last_step, step, _entries(fit, added))
+    _keep_census(indexes, (sid, index.last_step, step), fit, None if listing is listed else added)
     index.note(list(changed), step, [s.text for s in edited])
     seconds["commit"] = clock() - mark
     seconds["total"] = clock() - started

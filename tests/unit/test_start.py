@@ -189,7 +189,9 @@ def test_an_update_of_a_tree_with_no_change_loads_nothing_heavy(tmp_path: Path) 
         "import sys\nfrom igg.interfaces.cli import main\n"
         f"sys.argv = ['igg', 'map-code', {str(tree)!r}, '--store', {str(store)!r}]\n"
         "sys.argv += ['--update', '--quiet', '--json']\n"
-        "try:\n    main()\nexcept SystemExit as exc:\n    assert exc.code in (0, None), exc.code\n"
+        # its arguments given: the console script would end the process at once (``cli._leave``)
+        "try:\n    main(sys.argv[1:])\n"
+        "except SystemExit as exc:\n    assert exc.code in (0, None), exc.code\n"
     )
     out = subprocess.run(
         [sys.executable, "-c", f"{code}\n{REPORT}"], cwd=ROOT, capture_output=True, text=True, check=True

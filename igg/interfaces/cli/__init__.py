@@ -198,7 +198,10 @@ def _leaves_at_once(args: argparse.Namespace) -> bool:
     """Whether the console script ends without freeing what the command built (``_leave``): a static
     ``map-code`` (its update too), ``check`` and ``cycles``, which hold nothing open when they return (their
     stores, caches, parse processes and temporary folders are closed in ``with`` blocks). Not an LLM map,
-    whose local model server and client close when they are freed."""
+    whose local model server and client close when they are freed; nor under a tracer or a profiler
+    (coverage, cProfile), which write what they found as Python ends."""
+    if sys.gettrace() is not None or sys.getprofile() is not None:
+        return False
     command = getattr(args, "command", None)
     return command in ("check", "cycles") or (
         command == "map-code" and getattr(args, "agent", "code") == "code"
