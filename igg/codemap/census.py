@@ -46,6 +46,10 @@ class CensusRows:
     path: Path
     _db: sqlite3.Connection | None
 
+    def _census_version(self) -> str:
+        """What a census was made by and its format (``CENSUS_FORMAT``): the tree index's versions."""
+        raise NotImplementedError
+
     def put_census(self, session_id: str, step: int, census: bytes | None) -> None:
         """Keep the census of session ``session_id`` at its step ``step`` (``SchemaFit.census``); None: none
         is kept any more."""
@@ -59,7 +63,7 @@ class CensusRows:
                     return
                 self._db.execute(
                     "INSERT OR REPLACE INTO census (session_id, step, version, data) VALUES (?, ?, ?, ?)",
-                    (session_id, step, _census_version(), zlib.compress(census, 1)),
+                    (session_id, step, self._census_version(), zlib.compress(census, 1)),
                 )
         except sqlite3.Error as exc:
             log.warning("code_tree_index_write_failed", path=str(self.path), error=str(exc))
@@ -74,7 +78,7 @@ class CensusRows:
             with self._db:
                 moved = self._db.execute(
                     "UPDATE census SET step = ? WHERE session_id = ? AND step = ? AND version = ?",
-                    (step, session_id, since, _census_version()),
+                    (step, session_id, since, self._census_version()),
                 ).rowcount
                 if not moved:
                     self._db.execute("DELETE FROM census WHERE session_id = ?", (session_id,))
@@ -96,7 +100,7 @@ class CensusRows:
             row = self._db.execute(
                 "SELECT step, version, data FROM census WHERE session_id = ?", (session_id,)
             ).fetchone()
-            if row is None or (row[0], row[1]) != (step, _census_version()):
+            if row is None or (row[0], row[1]) != (step, self._census_version()):
                 return None
             added = self._db.execute("SELECT entry FROM census_added WHERE session_id = ?", (session_id,))
             return Census(zlib.decompress(row[2]), {bytes(e) for (e,) in added})
@@ -107,14 +111,6 @@ class CensusRows:
 
 CENSUS_FORMAT = "1"
 """Bumped when a census changes shape."""
-
-
-def _census_version() -> str:
-    """What a census was made by (the index's format, the analyzers' and IGG's versions: another IGG may place
-    symbols otherwise) and its format."""
-    from igg.codemap.treeindex import index_version  # the index imports this module
-
-    return index_version() + "/census-" + CENSUS_FORMAT
 
 
 __all__ = ["CENSUS_FORMAT", "Census", "CensusRows"]

@@ -48,8 +48,8 @@ import orjson
 
 from igg.codemap import language as languages
 from igg.codemap.cache import FORMAT_VERSION
+from igg.codemap.census import CENSUS_FORMAT, CensusRows
 from igg.codemap.census import TABLES as CENSUS_TABLES
-from igg.codemap.census import CensusRows
 from igg.codemap.model import CallRow, KeptCalls
 from igg.codemap.walk import RACY_NS, WalkResult, listing_of, names_digest
 from igg.record.logs import get_logger
@@ -543,6 +543,11 @@ class TreeIndexes(CensusRows):
         except (sqlite3.Error, zlib.error, orjson.JSONDecodeError, ValueError, TypeError) as exc:
             log.warning("code_tree_index_unreadable", path=str(self.path), error=str(exc))
             return None
+
+    def _census_version(self) -> str:
+        """What a census was made by (``index_version``: another IGG may place symbols otherwise) and its
+        format."""
+        return index_version() + "/census-" + CENSUS_FORMAT
 
     def close(self) -> None:
         if self._db is not None:
