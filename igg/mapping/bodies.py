@@ -426,7 +426,8 @@ def update_bodies(
     _keep(store_path, sources, hashes, now)
     update = apply_step(session, diff, files, commit, (clock, started))
     step = store.session(sid).last_step
-    indexes.put_elements(key, {p: file_elements(state).get(p, []) for p in local})
+    rows = file_elements(state)  # once: it reads every element of the part loaded
+    indexes.put_elements(key, {p: rows.get(p, []) for p in local})
     indexes.put_calls(sid, step, calls)
     _keep_census(indexes, (sid, index.last_step, step), fit, None if listing is listed else added)
     index.note(list(changed), step, [s.text for s in edited])

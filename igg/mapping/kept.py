@@ -45,7 +45,7 @@ from igg.codemap.sources import SourceFile
 from igg.codemap.treeindex import TreeIndex, index_key
 from igg.codemap.walk import DEFAULT_MAX_BYTES, WALK_NAMES, WalkResult, listing_of, read_bytes_as_walked
 from igg.mapping.prepare import imports_view, parse_all
-from igg.mapping.since import TreeState, linked_alike, linked_state, relink
+from igg.mapping.since import TreeState, linked_alike, linked_state, named_alike, relink
 from igg.record.logs import get_logger
 from igg.rules.depgraph import DepGraph, Edge, Node
 
@@ -159,7 +159,7 @@ def kept_state(
         counts: dict[str, int] = {}
         keys: list[tuple[str | None, str]] = []  # where the cache holds them (a map's full facts, or theirs)
         now, _ = parse_all(sources, cache=cache, counts=counts, bodies=False, reads=reads, keys=keys)
-        if not all(b is not None and _named_alike(b, n) for b, n in zip(before, now, strict=True)):
+        if not all(b is not None and named_alike(b, n) for b, n in zip(before, now, strict=True)):
             return None
         alike = all(b is not None and linked_alike(b, n, reads) for b, n in zip(before, now, strict=True))
         parsed = counts.get("parsed", 0)
@@ -181,23 +181,6 @@ def kept_state(
         reads=reads,
         ignore_files=kept.ignore_files,
         kept=True,
-    )
-
-
-def _named_alike(a: FileFacts, b: FileFacts) -> bool:
-    """Whether two facts of one file name its module alike (module, package, language, and neither is a
-    configuration file: a ``go.mod`` or ``tsconfig.json`` names other files' modules), so that every other
-    file keeps its name and its facts, and linking them again with this file's ``b`` gives the tree's graph
-    (``_relinked``)."""
-    return (
-        a.config is None
-        and b.config is None
-        and (a.module, a.package, a.language)
-        == (
-            b.module,
-            b.package,
-            b.language,
-        )
     )
 
 

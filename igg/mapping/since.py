@@ -342,11 +342,7 @@ def relinked_at_commit(
     removed = [path for path in then if path not in head.facts]
     for path, f in then.items():
         now = head.facts[path] if path not in removed else f
-        if f is None or now is None:
-            continue  # added since: left out
-        if f.config is not None or now.config is not None:
-            return None
-        if (f.module, f.package, f.language) != (now.module, now.package, now.language):
+        if f is not None and now is not None and not named_alike(f, now):  # None: added since, left out
             return None
     order = in_walk_order(list(head.keys), removed)
     linked = relink(order, then, head.facts, head.keys, cache, head.reads, schema)
@@ -360,6 +356,14 @@ def relinked_at_commit(
         reads=head.reads,
         relinked=True,
     )
+
+
+def named_alike(a: FileFacts, b: FileFacts) -> bool:
+    """Whether two facts of one file name its module alike (module, package and language, and neither is a
+    configuration file: a ``go.mod`` or ``tsconfig.json`` names other files' modules), so that every other
+    file keeps its name and facts, and linking them with either (``relink``) gives that state's graph."""
+    same = (a.module, a.package, a.language) == (b.module, b.package, b.language)
+    return same and a.config is None and b.config is None
 
 
 def relink(
