@@ -151,3 +151,28 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
                 f"{item.nodeid} uses {', '.join(sorted(started))}, which start(s) a process "
                 "of its own: move its module to tests/integration/"
             )
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Any:
+    """Close the PostgreSQL stores a test opened and left open (``SessionStore(url)`` inline, servers'
+    workspaces): a pool the collector frees later is closed from one of its own threads, which psycopg_pool
+    reports as an unraisable ``cannot join current thread`` blamed on whichever test runs then. Those of
+    fixtures stay open for the tests that share them."""
+    from igg.store import postgres
+
+    opened: list[Any] = []
+    init = postgres.PostgresDatabase.__init__
+
+    def noted(self: Any, *args: Any, **kwargs: Any) -> None:
+        init(self, *args, **kwargs)
+        opened.append(self)
+
+    postgres.PostgresDatabase.__init__ = noted  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        postgres.PostgresDatabase.__init__ = init  # type: ignore[method-assign]
+        for db in opened:
+            if not db.pool.closed:
+                db.close()
