@@ -28,7 +28,7 @@ class Census:
     of ``data``, joined by commas, and ``added`` since."""
 
     def __init__(self, data: bytes, added: set[bytes]) -> None:
-        self._data = b"," + data + b","
+        self._data = data
         self._added = added
 
     def holds_any(self, entries: Iterable[bytes]) -> bool:
@@ -37,7 +37,15 @@ class Census:
         them takes 0.3 s to make). A value is found wherever it is one; a string inside another value may be
         taken for one (``["Function", ["a", "x", "b"]]`` holds ``,"x",``), which only sends an update to the
         general path."""
-        return any(e in self._added or b"," + e + b"," in self._data for e in entries)
+        data = self._data  # not copied between two commas: 40 MB at 50,000 files, 36 ms
+        return any(
+            e in self._added
+            or b"," + e + b"," in data
+            or data.startswith(e + b",")
+            or data.endswith(b"," + e)
+            or data == e
+            for e in entries
+        )
 
 
 class CensusRows:
