@@ -80,6 +80,8 @@ TARGETS = {
     "update_go_function_added_s": 2.0,
     "update_java_function_added_s": 2.0,
     "update_py_function_added_s": 2.0,
+    "update_ts_import_added_s": 2.0,
+    "update_py_import_added_s": 2.0,
     "update_noop_s": 0.5,
     "check_since_s": 3.0,
     "check_since_kept_s": 3.0,
@@ -208,6 +210,36 @@ def go_call_edit(path: Path) -> None:
     os.replace(new, path)
 
 
+IMPORTS_ADDED = {
+    "ts": (
+        "m5*.ts",
+        re.compile(r'^import \{ K\d+, (f\d+) \} from ("[^"]+");$', re.MULTILINE),
+        "import {{ {0} as fByTheBench }} from {1};",
+    ),
+    "py": (
+        "m5*.py",
+        re.compile(r"^from ([\w.]+) import K\d+, (f\d+)$", re.MULTILINE),
+        "from {0} import {1} as f_by_the_bench",
+    ),
+}
+"""An import added on top of a file of each language (by its name's pattern): a function another of its
+imports names, imported again under a name of its own (the lines below it move); a tree kept with ``--keep``
+has it taken away."""
+
+
+def import_edit(path: Path, language: str) -> None:
+    """Add the import ``IMPORTS_ADDED`` makes on top of ``path``, or take it away when it is there."""
+    _, pattern, line = IMPORTS_ADDED[language]
+    text = path.read_text(encoding="utf-8")
+    first = text.split("\n", 1)
+    if "ByTheBench" in first[0] or "by_the_bench" in first[0]:
+        path.write_text(first[1], encoding="utf-8")
+        return
+    found = pattern.search(text)
+    assert found is not None, path
+    path.write_text(line.format(*found.groups()) + "\n" + text, encoding="utf-8")
+
+
 def timed_update(out: dict[str, Any], name: str, repo: Path, store: Path) -> None:
     """Commit the tree as it is, ``--update`` the map, and keep the figure ``name``."""
     git(repo, "commit", "-q", "-am", name)
@@ -333,6 +365,9 @@ def run(root: Path, files: int, mapped: bool = False) -> dict[str, Any]:
         timed_update(out, f"update_{language}_function_added", repo, store)
         if language == "ts":  # an export added, committed: the graph of imports reads exports
             timed_check("check_since_export_added")
+    for language, (pattern, _, _) in IMPORTS_ADDED.items():  # an import: the files naming what it binds
+        import_edit(sorted(tree.rglob(pattern))[0], language)
+        timed_update(out, f"update_{language}_import_added", repo, store)
     module = sorted(tree.rglob("m4*.py"))[0]
     added = next(  # a tree kept from an earlier run (--keep) holds the files it added
         module.parent / f"added{n}_{module.name}"
@@ -354,6 +389,10 @@ def run(root: Path, files: int, mapped: bool = False) -> dict[str, Any]:
         **{
             f"update_{language}_function_added_s": out[f"update_{language}_function_added"]["wall_s"]
             for language in FUNCTIONS_ADDED
+        },
+        **{
+            f"update_{language}_import_added_s": out[f"update_{language}_import_added"]["wall_s"]
+            for language in IMPORTS_ADDED
         },
         "update_noop_s": out["update_noop"]["wall_s"],
         "check_since_s": out["check_since"]["wall_s"],

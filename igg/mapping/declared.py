@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
-from dataclasses import replace
 from typing import Any
 
 from igg.codemap.facts import CallableDecl, FileFacts
@@ -12,17 +12,16 @@ from igg.codemap.language import get as get_language
 
 
 def _declarations(f: FileFacts) -> tuple[Any, ...]:
-    """What other files' linking reads of ``f`` besides its types, callables and exported names: module,
-    package, language, a parse error, its imports, the tables its statements name (line numbers left out),
-    what it exports as a whole (``default``, ``export =``), for a configuration file what it says, and its
-    HTTP routes, mounts and requests (joined across files and services: any change to them links every file
-    again)."""
+    """What other files' linking reads of ``f`` besides its types, callables, exported names and imports
+    (``_imported``): module, package, language, a parse error, the tables its statements name (line numbers
+    left out), what it exports as a whole (``default``, ``export =``), for a configuration file what it says,
+    and its HTTP routes, mounts and requests (joined across files and services: any change to them links
+    every file again)."""
     return (
         f.module,
         f.package,
         f.language,
         f.error,
-        [replace(i, line=0, column=0) for i in f.imports],
         sorted({r.table for c in f.callables for r in c.sql}),
         f.config,
         {k: v for k, v in f.exports.items() if k.partition(".")[0] in _WHOLE_EXPORTS},
@@ -49,6 +48,64 @@ def _declared(c: CallableDecl) -> tuple[Any, ...]:
         c.returns_element,
         c.explicit_init,
     )
+
+
+def _imports(f: FileFacts) -> Counter[tuple[Any, ...]]:
+    """A file's imports, their lines and columns left out: (target, alias, wildcard, module only, source,
+    member, type only)."""
+    return Counter(
+        (i.target, i.alias, i.wildcard, i.module_only, i.source, i.member, i.type_only) for i in f.imports
+    )
+
+
+def _imported(old: FileFacts, new: FileFacts) -> set[str] | None:
+    """The names bound by the imports the change from ``old`` to ``new`` added or removed (its alias, the
+    name it imports, its target's last part, and the first for Python's ``import a.b``): other files read a
+    file's imports only where it passes a name on (``from pkg import X`` where ``pkg`` imports ``X``,
+    TypeScript's ``export { X }`` of an imported ``X``), and mention that name. None when one imports every
+    name of a module (``from m import *``, ``export * from``, ``import a.b.*``: no name tells what it binds),
+    or a name it binds is one the file's declarations are written with (a supertype, a field's or
+    parameter's type, a return type): the types other files see through them change then."""
+    gone, come = _imports(old), _imports(new)
+    if gone == come:
+        return set()
+    names: set[str] = set()
+    for target, alias, wildcard, module_only, _, member, _ in (gone - come) + (come - gone):
+        if wildcard or member == "*":
+            return None
+        parts = [p for p in _SEGMENT.split(target) if p]
+        for name in (alias, member, parts[-1] if parts else None, parts[0] if module_only else None):
+            if name:
+                names.add(name.removeprefix("export:"))
+    if names & _written(old) or names & _written(new):
+        return None
+    return names
+
+
+def _written(f: FileFacts) -> set[str]:
+    """Every identifier the declarations of ``f`` are written with (their callables' and types' declared
+    parts: ``_declared``, supertypes, fields, type parameters)."""
+    parts: list[Any] = [_declared(c) for c in f.callables]
+    parts.extend(
+        (t.extends, t.implements, t.outer, t.self_args, t.type_params, t.super_args, t.fields)
+        for t in f.types
+    )
+    parts.extend(t.field_elements for t in f.types)
+    return set(_IDENTIFIER.findall(repr(parts)))
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*")
+_SEGMENT = re.compile(r"[./]")
+"""What separates the parts of an import's target (a dotted name, a module's path)."""
+
+
+def imports_flow(old: FileFacts, new: FileFacts) -> bool:
+    """Whether the change from ``old`` to ``new`` changed what the file's names hold for its language's
+    calls: its value flows (``value_flows``), or, where calls are one program (Python), its imports, which
+    bind its module's names."""
+    if value_flows(old) != value_flows(new):
+        return True
+    return get_language(new.language).keeps_calls and _imports(old) != _imports(new)
 
 
 def value_flows(f: FileFacts) -> list[tuple[Any, ...]]:
@@ -79,15 +136,21 @@ def changed_names(old: FileFacts, new: FileFacts) -> set[str] | None:
     """The names whose meaning the change from ``old`` to ``new`` (one file) may alter for other files: those
     of the callables and fields added, removed or redeclared, and of the types added or removed (empty: only
     bodies and lines changed). None when the change reaches further than names say: another module name,
-    package, language, parse error, import or table, or a type whose kind, supertypes or enclosing type
-    changed (every subtype's members would change with it), or an abstract method that came, went or was
-    redeclared (it may be an interface's functional method, which types the parameters of lambdas in files
-    that need not name it). A Python file's value flows (``value_flows``) reach further than names too, but
-    only as far as the calls of its language (``remap._reach``)."""
+    package, language, parse error or table, an import that ``_imported`` cannot tell (one of every name, or
+    of a name the declarations are written with), or a type whose kind, supertypes or enclosing type changed
+    (every subtype's members would change with it), or an abstract method that came, went or was redeclared
+    (it may be an interface's functional method, which types the parameters of lambdas in files that need not
+    name it). An import added or removed changes the names it binds. A Python file's value flows
+    (``value_flows``) and imports reach further than names too, but only as far as the calls of its language
+    (``imports_flow``, ``remap._reach``)."""
     if _declarations(old) != _declarations(new) or _abstract(old) != _abstract(new):
+        return None
+    imported = _imported(old, new)
+    if imported is None:
         return None
     exported = old.exports.keys() | new.exports.keys()  # TypeScript's: files that import one name it
     names = {part for k in exported if old.exports.get(k) != new.exports.get(k) for part in k.split(".")}
+    names |= imported
     before = {t.qualified: t for t in old.types}
     after = {t.qualified: t for t in new.types}
     for q in before.keys() | after.keys():
@@ -132,4 +195,4 @@ def names_told(old: FileFacts, new: FileFacts) -> bool:
     return old.module == new.module and changed_names(old, new) is not None
 
 
-__all__ = ["changed_names", "names_told", "value_flows"]
+__all__ = ["changed_names", "imports_flow", "names_told", "value_flows"]

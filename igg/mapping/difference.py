@@ -4,7 +4,7 @@ changed here: the act step applies the difference (``Session.apply_update``)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from igg.act.difference import Difference, NodeRef
@@ -168,14 +168,28 @@ def plan_file_difference(
             own[key] = len(diff.add_nodes)
             diff.add_nodes.append((placed[key].label, dict(placed[key].properties)))
     ids: dict[str, NodeRef] = {**targets, **{k: v for k, v in own.items() if v is not None}}
-    _plan_edges(
-        state,
-        [v for v in own.values() if isinstance(v, str)],
-        set(stale),
-        {(ids[a], label, ids[b]): want for (a, label, b), want in wanted.items()},
-        diff,
-    )
+    sources = [v for v in own.values() if isinstance(v, str)]
+    planned = {(ids[a], label, ids[b]): want for (a, label, b), want in wanted.items()}
+    _plan_edges(state, sources, set(stale), dict(planned), diff)
+    dropped = _left_behind(state, fit, [], _outside_ends(state, diff.remove_edges, set(stale)))
+    if dropped is None:
+        return None
+    if dropped:  # an outside package whose last import went: it goes, and the edges are planned without it
+        stale += dropped
+        diff = Difference(remove_nodes=stale, add_nodes=diff.add_nodes, set_properties=diff.set_properties)
+        _plan_edges(state, sources, set(stale), planned, diff)
     return _in_id_order(diff)
+
+
+def _outside_ends(state: GraphState, edges: Iterable[str], gone: set[str]) -> list[str]:
+    """The targets of the edges ``edges`` (to remove) that no file declares (an outside package or module, a
+    table, a package), not ``gone`` already: a fresh map may no longer make them (``_left_behind``)."""
+    ends = (state.edge_ends(e)[1] for e in edges)
+    return [
+        n
+        for n in dict.fromkeys(ends)
+        if n not in gone and not {"file", "path"} & state.node_properties(n).keys()
+    ]
 
 
 def by_id(element: str) -> tuple[int, str]:
@@ -192,14 +206,18 @@ def _in_id_order(diff: Difference) -> Difference:
     return diff
 
 
-def _left_behind(state: GraphState, fit: SchemaFit, stale: list[str]) -> list[str] | None:
+def _left_behind(
+    state: GraphState, fit: SchemaFit, stale: list[str], ends: Sequence[str] = ()
+) -> list[str] | None:
     """The nodes no file declares (an outside package or module, a table, a package) that the nodes
-    ``stale`` (to remove) leave behind and a fresh map no longer makes, to remove with them: those reached
-    from ``stale`` through nodes a fresh map no longer makes. None when one of those is a node of a file:
-    only a diff of the whole graph can tell what changed."""
+    ``stale`` (to remove) or the edges to remove to ``ends`` (such nodes) leave behind and a fresh map no
+    longer makes, to remove with them: ``ends`` and those reached from ``stale`` through nodes a fresh map no
+    longer makes. None when one of those is a node of a file: only a diff of the whole graph can tell what
+    changed."""
     gone = set(stale)
     succ, pred = state.succ, state.pred
     todo = [m for n in stale for m in (*succ[n], *pred[n]) if m not in gone]
+    todo.extend(ends)
     placed: set[NodeKey] | None = None
     kept: set[str] = set()
     left: list[str] = []

@@ -22,7 +22,7 @@ from igg.codemap.sources import SourceFile, analyze, with_modules
 from igg.codemap.walk import WalkResult, walk
 from igg.graph.collector import collector_paused
 from igg.graph.state import GraphState
-from igg.mapping.declared import changed_names, value_flows
+from igg.mapping.declared import changed_names, imports_flow
 from igg.mapping.difference import plan_difference, plan_file_difference
 from igg.mapping.limits import check_update_size
 from igg.mapping.touched import Moved, alone, named_then, renamed
@@ -84,7 +84,7 @@ def _reach(
         if old is None or old.module != f.module or (found := changed_names(old, f)) is None:
             return None
         names.update(found)
-        if value_flows(old) != value_flows(f):
+        if imports_flow(old, f):
             if not get_language(f.language).keeps_calls:
                 return None
             flowed.add(f.language)
@@ -131,22 +131,47 @@ def _mentioning(
     facts: Sequence[FileFacts], reach: set[str], named: tuple[set[str], set[str]], flowed: set[str]
 ) -> set[str] | None:
     """``reach`` and every other file of the languages ``flowed``, or of the languages of ``named`` (names,
-    languages) that mentions one of its names (no analyzer resolves a name across languages: HTTP routes, the
-    one join across them, link every file); None when such a file's facts keep no names."""
-    names, languages = named
+    languages) that mentions one of its names, or a name a file so found binds or exports one of them by
+    (``_renamed``: ``from m import X as Z``, ``export { X as Z } from``, ``export default X``), and so on
+    (no analyzer resolves a name across languages: HTTP routes, the one join across them, link every file);
+    None when such a file's facts keep no names."""
+    names, languages = set(named[0]), named[1]
     marks = [f"\n{n}\n" for n in names]
-    for f in facts:
-        if f.path in reach:
-            continue
-        if f.language in flowed:
-            reach.add(f.path)
-        elif f.language not in languages:
-            continue
-        elif f.names is None:  # facts cached before names were kept: nothing to go by
-            return None
-        elif any(m in f.names for m in marks):
-            reach.add(f.path)
-    return reach
+    while True:
+        for f in facts:
+            if f.path in reach:
+                continue
+            if f.language in flowed:
+                reach.add(f.path)
+            elif f.language not in languages or f.config is not None:  # a configuration resolves no name
+                continue
+            elif f.names is None:  # facts cached before names were kept: nothing to go by
+                return None
+            elif any(m in f.names for m in marks):
+                reach.add(f.path)
+        renamed = {
+            r for f in facts if f.path in reach and f.language in languages for r in _renamed(f, names)
+        }
+        if renamed <= names:
+            return reach
+        marks = [f"\n{n}\n" for n in renamed - names]
+        names |= renamed
+
+
+def _renamed(f: FileFacts, names: set[str]) -> set[str]:
+    """The names by which ``f`` binds or exports one of ``names`` (a declaration's or one bound so): an
+    import's alias, an export's name. A file that imports ``f``'s name reaches the declaration through it,
+    mentioning neither the declaration's name nor ``f``'s (Python's ``from pkg import Z`` where ``pkg`` holds
+    ``from .sub import X as Z``; TypeScript's ``export { X as Z } from "./sub"``, ``export default X``)."""
+    found: set[str] = set()
+    for i in f.imports:
+        imported = i.member if i.member is not None else i.target.rpartition(".")[2] if i.source else None
+        if imported in names and i.alias:
+            found.add(i.alias.removeprefix("export:"))
+    for name, local in f.exports.items():
+        if local.removeprefix("export:").partition(".")[0] in names:
+            found.update(name.split("."))
+    return found
 
 
 def _moved_reach(

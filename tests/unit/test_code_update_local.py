@@ -185,9 +185,33 @@ EDITS: list[tuple[str, Callable[[Path], None], str]] = [
         ),
         "all",
     ),
+    # an import binds a name in its file alone, which other files read where the file passes it on (``from
+    # pkg import X`` of a name ``pkg`` imports): the files that mention it are linked again (and Python's
+    # calls solved again: an import binds a module's name, which values cross modules by)
     (
-        "a Python import added (a declaration)",
+        "a Python import added (an outside package no file imported before)",
         lambda t: _replace(t / "py/shop/service.py", "import logging\n", "import logging\nimport json\n"),
+        "reach",
+    ),
+    (
+        "a Python import removed (the outside package no other file imports goes with it)",
+        lambda t: _replace(t / "py/shop/service.py", "import logging\n", ""),
+        "reach",
+    ),
+    (
+        "a Java import added that no declaration is written with",
+        lambda t: _replace(
+            t / f"{JAVA}/service/AuthService.java",
+            "import com.acme.model.User;\n",
+            "import com.acme.model.User;\nimport com.acme.model.BaseEntity;\n",
+        ),
+        "reach",
+    ),
+    (
+        "a Java import removed that a field's type is written with (what the type names changes)",
+        lambda t: _replace(
+            t / f"{JAVA}/service/AuthService.java", "import com.acme.repo.UserRepository;\n", ""
+        ),
         "all",
     ),
 ]
