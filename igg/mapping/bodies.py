@@ -213,12 +213,13 @@ def _entries(fit: SchemaFit, added: set[str]) -> set[bytes]:
 
 
 def _ends(model: CodeModel, local: set[str], edge_types: Collection[str]) -> set[str] | None:
-    """The symbols the difference of the files ``local`` reads (their own, and both ends of their relations),
-    which are all ``SchemaFit`` places; None (all) when the schema's relations are lifted to the types of
-    their ends (a schema without CONTAINS: ``SchemaFit.lifted``)."""
+    """The symbols the difference of the files ``local`` reads (their own, both ends of their relations, and
+    every package and table, which an edge it removes may have been the last to reach:
+    ``difference._left_behind``), which are all ``SchemaFit`` places; None (all) when the schema's relations
+    are lifted to the types of their ends (a schema without CONTAINS: ``SchemaFit.lifted``)."""
     if "CONTAINS" not in edge_types:
         return None
-    ends: set[str] = set()
+    ends = {key for key in model.symbols if key.startswith(("package:", "table:"))}
     for plan in model.files:
         if plan.path in local:
             ends.update(plan.symbols)

@@ -60,7 +60,7 @@ def _imports(f: FileFacts) -> Counter[tuple[Any, ...]]:
 
 def _imported(old: FileFacts, new: FileFacts) -> set[str] | None:
     """The names bound by the imports the change from ``old`` to ``new`` added or removed (its alias, the
-    name it imports, its target's last part, and the first for Python's ``import a.b``): other files read a
+    name it imports, its target's last name, and the first for Python's ``import a.b``): other files read a
     file's imports only where it passes a name on (``from pkg import X`` where ``pkg`` imports ``X``,
     TypeScript's ``export { X }`` of an imported ``X``), and mention that name. None when one imports every
     name of a module (``from m import *``, ``export * from``, ``import a.b.*``: no name tells what it binds),
@@ -71,10 +71,11 @@ def _imported(old: FileFacts, new: FileFacts) -> set[str] | None:
         return set()
     names: set[str] = set()
     for target, alias, wildcard, module_only, _, member, _ in (gone - come) + (come - gone):
-        if wildcard or member == "*":
+        if wildcard or member == "*" and not alias:  # TypeScript's ``import * as ns`` binds ``ns``
             return None
-        parts = [p for p in _SEGMENT.split(target) if p]
-        for name in (alias, member, parts[-1] if parts else None, parts[0] if module_only else None):
+        # a module's path (TypeScript's "./is.js", Go's "example.com/m/p"): its file or folder, else a name
+        last = target.rpartition("/")[2].partition(".")[0] if "/" in target else target.rpartition(".")[2]
+        for name in (alias, member, last, target.partition(".")[0] if module_only else None):
             if name:
                 names.add(name.removeprefix("export:"))
     if names & _written(old) or names & _written(new):
@@ -95,8 +96,6 @@ def _written(f: FileFacts) -> set[str]:
 
 
 _IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*")
-_SEGMENT = re.compile(r"[./]")
-"""What separates the parts of an import's target (a dotted name, a module's path)."""
 
 
 def imports_flow(old: FileFacts, new: FileFacts) -> bool:
