@@ -9,10 +9,11 @@ nodes and edges added, removed and changed. The step is numbered as the next ite
 changed, removed and renamed, how many were linked again, and the git commit when the tree is a git work tree.
 
 What is linked again: a change in one file can change what another file's names resolve to, but only through
-names. When files changed in place and each still has its module, package, imports, tables, and types with
-their kinds, supertypes and enclosing types (``changed_names``), the files linked again are the changed ones
-and those of their languages whose facts mention a callable, field or type that came, went or was redeclared
-(each cached fact keeps the names it mentions); only their own nodes and the edges going out of them are
+names. When files changed in place and each still has its module, package, tables, and types with their
+kinds, supertypes and enclosing types (``changed_names``), the files linked again are the changed ones and
+those of their languages whose facts mention a callable, field or type that came, went or was redeclared, or
+a name an import added or removed binds (each cached fact keeps the names it mentions), or a name such a file
+passes one of those on by (``remap._renamed``); only their own nodes and the edges going out of them are
 compared with the graph (``difference.plan_file_difference``). Files added, removed or renamed beside others
 of their language, that name no other file (``touched.alone``), link every file of their languages (whose
 imports may now find them, or lose them) and are compared the same way, a package's ``CONTAINS`` of a module
