@@ -33,13 +33,14 @@ hold:
    the index keeps the new elements of the files linked again.
 
 Anything else returns None, and the general path decides, so the graph is always the one a fresh map builds: a
-file that came or went, a change ``changed_names`` cannot tell (an import of every name, a supertype), a
-flow that changed in a language that does not keep its calls, calls of the last link not kept, a node to
-remove (a function taken away, a method whose signature, its identity, changed, an outside package whose last
-import went), a node added that the changed files do not declare (an outside package first imported) or whose
-identity another symbol holds, an edge added or removed with a site in a file not linked again, an element
-the index does not hold, or a change large enough to keep a snapshot of the whole graph (``updates.keeps_snapshot``).
-``tests/unit/test_bodies.py``, ``tests/unit/test_bodies_flows.py`` and ``tests/unit/test_bodies_declared.py``
+file that came or went, a change ``changed_names`` cannot tell (an import of every name, a supertype), a flow
+that changed in a language that does not keep its calls, calls of the last link not kept, a node to remove (a
+function taken away, a method whose signature, its identity, changed, an outside package whose last import
+went), a node added that the changed files do not declare (an outside package first imported) or whose
+identity another symbol holds, an edge added or removed with a site in a file not linked again, an element the
+index does not hold, or a change large enough to keep a snapshot of the whole graph
+(``updates.keeps_snapshot``). ``tests/unit/test_bodies.py``, ``tests/unit/test_bodies_flows.py`` and
+``tests/unit/test_bodies_declared.py``
 apply both paths to the same edits and compare the stored sessions.
 """
 
