@@ -39,9 +39,9 @@ function taken away, a method whose signature, its identity, changed, an outside
 went), a node added that the changed files do not declare (an outside package first imported) or whose
 identity another symbol holds, an edge added or removed with a site in a file not linked again, an element the
 index does not hold, or a change large enough to keep a snapshot of the whole graph
-(``updates.keeps_snapshot``). ``tests/unit/test_bodies.py``, ``tests/unit/test_bodies_flows.py``,
-``tests/unit/test_bodies_declared.py`` and ``tests/unit/test_update_imports.py`` apply both paths to the same
-edits and compare the stored sessions.
+(``updates.keeps_snapshot``). ``tests/unit/test_bodies.py``, ``tests/unit/test_bodies_flows.py`` and
+``tests/unit/test_bodies_declared.py`` apply both paths to the same edits and compare the stored sessions;
+``tests/unit/test_update_imports.py`` compares import edits with fresh maps.
 """
 
 from __future__ import annotations
