@@ -122,7 +122,9 @@ def run_check(
         base = ref_state(
             paths, since, cache, schema=schema, package_prefix=package_prefix, reads=reads, head=head
         )
-        report.baseline = "same" if base is head else "relinked" if base.relinked else "mapped"
+        report.baseline = (
+            "same" if base is head else "kept" if base.kept else "relinked" if base.relinked else "mapped"
+        )
         if base is head:  # the commit's files give this graph (``same_at_commit``): its violations are these
             _mark_known(violations, violations)
         else:

@@ -167,7 +167,9 @@ def kept_state(
             known[source.path] = facts
             kept.files[source.path] = (source.module, made)
         if not alike:
-            return _relinked(key, kept, cache, known, (changed, parsed), reads)
+            kept_facts = {s.path: b for s, b in zip(sources, before, strict=True) if b is not None}
+            linked_from = (kept.graph, kept_facts)
+            return _relinked(key, kept, cache, known, (changed, parsed), reads, linked_from)
         kept.index.note(changed, kept.index.last_step)
         cache.put_kept(key, _dump(kept))  # the next run reads these files by stat again
     log.debug("code_check_graph_kept", files=kept.index.read, read_again=len(changed), parsed=parsed)
@@ -191,12 +193,14 @@ def _relinked(
     known: dict[str, FileFacts],
     changed: tuple[Sequence[Any], int],
     reads: Reads,
+    linked_from: tuple[DepGraph, dict[str, FileFacts]],
 ) -> TreeState | None:
     """The state of the kept tree after files changed in place so that the graph may change (an import
     added, an export a TypeScript barrel reads), each naming its module alike: every file linked again from
     the facts the cache holds of them, those ``known`` (read now) in their place, without walking or reading
     the tree (a walk reads every file to hash it); the new graph kept. None: a file's facts are gone from the
-    cache (the tree is mapped)."""
+    cache (the tree is mapped). ``linked_from``: the kept graph and the facts it had of the files read again
+    (``TreeState.linked_from``)."""
     linked = relink(list(kept.files), known, KeptFacts(kept.files, cache, {}), kept.files, cache, reads)
     if linked is None:
         return None
@@ -215,6 +219,7 @@ def _relinked(
         keys=kept.files,
         reads=reads,
         ignore_files=kept.ignore_files,
+        linked_from=linked_from,
     )
 
 

@@ -68,6 +68,10 @@ class TreeState:
     """Whether this is the graph a run before kept (``igg.mapping.kept``), not one mapped now."""
     relinked: bool = False
     """Whether this state of a commit was linked from the work tree's facts (``relinked_at_commit``)."""
+    linked_from: tuple[DepGraph, dict[str, FileFacts]] | None = None
+    """The kept graph this state was linked again from (``igg.mapping.kept``), with the facts it was linked
+    from of each file read again since: a commit whose files give that graph is judged by it
+    (``kept_at_commit``)."""
     reads: Reads = "all"
     ignore_files: list[str] = field(default_factory=list)
     """The ``.gitignore`` files the walk of one folder read, by their paths in it."""
@@ -216,6 +220,9 @@ def ref_state(
         if then is not None:
             if same_at_commit(head, then):
                 return head
+            kept = kept_at_commit(head, then)
+            if kept is not None:
+                return kept
             relinked = relinked_at_commit(head, then, cache, options.get("schema"))  # type: ignore[arg-type]
             if relinked is not None:
                 return relinked
@@ -330,6 +337,24 @@ def same_at_commit(head: TreeState, then: Mapping[str, FileFacts | None]) -> boo
         f is not None and path in head.facts and linked_alike(f, head.facts[path], head.reads)
         for path, f in then.items()
     )
+
+
+def kept_at_commit(head: TreeState, then: Mapping[str, FileFacts | None]) -> TreeState | None:
+    """The commit's state when it is the kept graph ``head`` was linked again from (``head.linked_from``): the
+    last check ran on the commit's tree, as a check of every commit in turn leaves it. That holds when every
+    file changed since the commit (``then``: its facts then, ``commit_facts``) or since the graph was kept
+    has, at the commit, facts the graph was linked from alike (``linked_alike``); a file added or removed
+    since the commit differs. Else None."""
+    if head.linked_from is None or head.reads == "all":
+        return None
+    graph, before = head.linked_from
+    for path in then.keys() | before.keys():
+        now = head.facts.get(path)
+        at_commit = then[path] if path in then else now
+        in_kept = before[path] if path in before else now
+        if at_commit is None or in_kept is None or not linked_alike(at_commit, in_kept, head.reads):
+            return None
+    return TreeState(model=None, graph=graph, files=head.files, parsed=0, reads=head.reads, kept=True)
 
 
 def relinked_at_commit(

@@ -124,10 +124,11 @@ class CheckReport(BaseModel):
     kept: bool | None = None
     """For a source tree mapped for imports or tables with a store: whether its graph was the one the last
     check kept, taken again by stat (``igg.mapping.kept``); None otherwise."""
-    baseline: Literal["same", "relinked", "mapped"] | None = None
+    baseline: Literal["same", "kept", "relinked", "mapped"] | None = None
     """With ``since``, how the commit was judged (``igg.mapping.since``): ``same``, its files give the tree's
-    own graph, as git told without unpacking it; ``relinked``, the files it changed were read from git and
-    linked with the others' facts as they are now; ``mapped``, its tree was unpacked and mapped."""
+    own graph, as git told without unpacking it; ``kept``, the graph the last check kept is the commit's (it
+    ran on the commit's tree); ``relinked``, the files it changed were read from git and linked with the
+    others' facts as they are now; ``mapped``, its tree was unpacked and mapped."""
     truncated: bool = False
     """The check stopped at one of its bounds (``igg.rules.bounds``: violations, the edges along their paths,
     nodes and edges visited): violations were left out, and each rule's count is a lower bound."""

@@ -15,7 +15,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import igg.mapping.kept as kept
 import igg.mapping.since as since
+from igg.codemap.cache import FactsCache
 from igg.codemap.walk import walk
 from igg.mapping.checking import run_check
 from igg.mapping.touched import in_walk_order
@@ -214,3 +216,57 @@ def test_a_removed_file_takes_the_place_the_walk_reads_it_at(tmp_path: Path) -> 
         if count > 2:
             mine = [p for p in paths if p.rpartition("/")[0] == folder][1:]
             assert in_walk_order([p for p in paths if p not in mine], mine) == paths, folder
+
+
+def test_a_commit_whose_tree_the_last_check_kept_is_judged_by_that_graph(
+    origin: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each commit checked in turn with a store (``--since HEAD~1``, the kept graph then being the parent's):
+    an import edit committed links the work tree's graph again from the kept one, and the commit is judged by
+    the kept graph itself (``baseline: kept``), where it was linked a second time; two commits since the last
+    check link the commit as before (``relinked``). Each report equals the general path's (the commit's tree
+    unpacked and mapped)."""
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "clone", "-q", str(origin), str(repo)], check=True)
+    store = tmp_path / "s.codefacts"
+    run_check(repo / "rules.toml", paths=[repo / "shop"], cache=FactsCache(store))  # keeps the graph
+    linked: list[str] = []
+    relink = since.relink
+    for module in (since, kept):  # the work tree's graph linked again (``kept``), the commit's (``since``)
+        monkeypatch.setattr(module, "relink", lambda *a, **k: linked.append("link") or relink(*a, **k))
+    for names, baseline in (
+        (["import added"], "kept"),
+        (["ts import"], "kept"),
+        (["go import", "import gone"], "kept"),  # two files of one commit
+        (["import moved"], "kept"),  # on another line: the graph of imports looks at lines
+    ):
+        for name in names:
+            write(repo, *shop.IMPORTS[name])
+        _commit(repo)
+        linked.clear()
+        fast = run_check(repo / "rules.toml", paths=[repo / "shop"], since="HEAD~1", cache=FactsCache(store))
+        assert (fast.baseline, linked) == (baseline, ["link"]), names
+        general = _mapped(repo, monkeypatch)
+        assert fast.model_dump(exclude={"baseline", "kept"}) == general, names
+    write(repo, *shop.IMPORTS["ts import"][:1], "import { f } from './lib';\n")  # two commits unchecked
+    _commit(repo)
+    write(repo, *shop.IMPORTS["import gone"][:1], "import os\n\n\ndef row():\n    return 1\n")
+    _commit(repo)
+    fast = run_check(repo / "rules.toml", paths=[repo / "shop"], since="HEAD~1", cache=FactsCache(store))
+    assert fast.baseline == "relinked"
+    assert fast.model_dump(exclude={"baseline", "kept"}) == _mapped(repo, monkeypatch)
+
+
+def _commit(repo: Path) -> None:
+    git(repo, "add", "-A")
+    git(repo, "-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-q", "-m", "c")
+
+
+def _mapped(repo: Path, monkeypatch: pytest.MonkeyPatch) -> dict:
+    """The report of ``check --since HEAD~1`` by the general path, as data (without ``baseline`` and
+    ``kept``)."""
+    with monkeypatch.context() as m:
+        m.setattr(since, "commit_facts", lambda *a, **k: None)
+        general = run_check(repo / "rules.toml", paths=[repo / "shop"], since="HEAD~1")
+    assert general.baseline == "mapped"
+    return general.model_dump(exclude={"baseline", "kept"})
