@@ -19,8 +19,9 @@ from igg.codemap.schema import load_code_schema
 from igg.errors import Problem, RequestInvalid
 from igg.graph.collector import collector_paused
 from igg.mapping import kept
+from igg.mapping.changes import changes
 from igg.mapping.depgraph import session_depgraph
-from igg.mapping.since import TreeState, changes, check_ref, ref_state, tree_state
+from igg.mapping.since import TreeState, check_ref, ref_state, tree_state
 from igg.models.rules import AcyclicRule, Rule
 from igg.rules.bounds import CheckBounds
 from igg.rules.check import check

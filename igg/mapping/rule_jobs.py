@@ -113,7 +113,8 @@ def dependency_changes(
 ) -> tuple[list[DependencyChange], list[DependencyChange]]:
     """(added, removed): the module- and package-level dependencies the change from the commit ``since`` to
     the work tree added and removed, with the statements behind each (``igg map-code PATH --since REF``)."""
-    from igg.mapping.since import changes, check_ref, ref_state, tree_state
+    from igg.mapping.changes import changes
+    from igg.mapping.since import check_ref, ref_state, tree_state
 
     check_ref(since)
     cache = facts_cache(store)

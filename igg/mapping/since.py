@@ -8,9 +8,8 @@ looked up by content in the same cache, so a file the change left alone is parse
 state asks first. Each state is linked whole (linking is cheap; parsing is not) and placed in the code schema
 as a fresh map places it (``igg.mapping.depgraph.model_graph``).
 
-``changes`` lifts both graphs' dependencies to modules and packages and compares them by name: what the change
-added, with the statements behind each in the work tree, and what it removed, with their statements in
-``REF``. ``tests/unit/test_rules_since.py`` pins this to diffing two fresh maps of the two checkouts.
+``igg.mapping.changes`` compares the two graphs' dependencies. ``tests/unit/test_rules_since.py`` pins this to
+diffing two fresh maps of the two checkouts.
 """
 
 from __future__ import annotations
@@ -37,12 +36,8 @@ from igg.errors import Problem, RequestInvalid
 from igg.mapping.depgraph import model_graph
 from igg.mapping.prepare import parse_all
 from igg.mapping.touched import added_files, edited_files, in_walk_order, removed_source, sibling_files
-from igg.rules.check import hop
-from igg.rules.cycles import lift
-from igg.rules.depgraph import DepGraph, Edge
-from igg.rules.report import DependencyChange
+from igg.rules.depgraph import DepGraph
 
-LEVELS = ("module", "package")
 SCRATCH = Path("/dev/shm")
 """Where REF's tree is unpacked when it can be (a tmpfs); else the system's temporary folder."""
 
@@ -554,55 +549,3 @@ def _send_ids(stream: IO[bytes], oids: list[str]) -> None:
         stream.close()
     except OSError:
         pass  # git went away: the reader reports it
-
-
-def dependencies(graph: DepGraph, level: str) -> dict[tuple[str, str], list[Edge]]:
-    """(source name, target name) -> the edges behind it, for every dependency lifted to ``level`` (module or
-    package; a table is its own node, an external package too). Containment is no dependency."""
-    out: dict[tuple[str, str], list[Edge]] = {}
-    lifted: dict[str, str | None] = {}
-    for edge in graph.edges.values():
-        if edge.type == "CONTAINS":
-            continue
-        ends = []
-        for end in (edge.source, edge.target):
-            if end not in lifted:
-                up = lift(graph, end, level)  # type: ignore[arg-type]
-                lifted[end] = (
-                    up if up is not None else (end if graph.nodes[end].type == "DatabaseTable" else None)
-                )
-            ends.append(lifted[end])
-        a, b = ends
-        if a is None or b is None or a == b:
-            continue
-        out.setdefault((graph.name(a), graph.name(b)), []).append(edge)
-    return out
-
-
-def changes(base: DepGraph, head: DepGraph) -> tuple[list[DependencyChange], list[DependencyChange]]:
-    """(added, removed) dependencies from ``base`` to ``head``, module level then package level, by name."""
-    added: list[DependencyChange] = []
-    removed: list[DependencyChange] = []
-    for level in LEVELS:
-        before, after = dependencies(base, level), dependencies(head, level)
-        for (a, b), edges in sorted(after.items()):
-            if (a, b) not in before:
-                added.append(
-                    DependencyChange(
-                        level=level,  # type: ignore[arg-type]
-                        source=a,
-                        target=b,
-                        edges=[hop(head, e) for e in edges],
-                    )
-                )
-        for (a, b), edges in sorted(before.items()):
-            if (a, b) not in after:
-                removed.append(
-                    DependencyChange(
-                        level=level,  # type: ignore[arg-type]
-                        source=a,
-                        target=b,
-                        edges=[hop(base, e) for e in edges],
-                    )
-                )
-    return added, removed

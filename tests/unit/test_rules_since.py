@@ -12,8 +12,9 @@ import pytest
 
 from igg.codemap.cache import FactsCache
 from igg.interfaces.cli import main
+from igg.mapping.changes import changes
 from igg.mapping.depgraph import state_lines
-from igg.mapping.since import changes, inside, tree_state
+from igg.mapping.since import inside, tree_state
 from igg.rules.depgraph import from_state
 from igg.service import dependency_changes, map_code
 from tests.support.shop import RULES, git
