@@ -42,24 +42,26 @@ def changes(base: DepGraph, head: DepGraph) -> tuple[list[DependencyChange], lis
     removed: list[DependencyChange] = []
     for level in LEVELS:
         before, after = dependencies(base, level), dependencies(head, level)
-        for (a, b), edges in sorted(after.items()):
-            if (a, b) not in before:
-                added.append(
-                    DependencyChange(
-                        level=level,  # type: ignore[arg-type]
-                        source=a,
-                        target=b,
-                        edges=[hop(head, e) for e in edges],
-                    )
-                )
-        for (a, b), edges in sorted(before.items()):
-            if (a, b) not in after:
-                removed.append(
-                    DependencyChange(
-                        level=level,  # type: ignore[arg-type]
-                        source=a,
-                        target=b,
-                        edges=[hop(base, e) for e in edges],
-                    )
-                )
+        added += _only_in(after, before, head, level)
+        removed += _only_in(before, after, base, level)
     return added, removed
+
+
+def _only_in(
+    these: dict[tuple[str, str], list[Edge]],
+    others: dict[tuple[str, str], list[Edge]],
+    graph: DepGraph,
+    level: str,
+) -> list[DependencyChange]:
+    """The dependencies of ``these`` (of ``graph``, at ``level``) that ``others`` lacks, by name, with the
+    statements behind each."""
+    return [
+        DependencyChange(
+            level=level,  # type: ignore[arg-type]
+            source=a,
+            target=b,
+            edges=[hop(graph, e) for e in edges],
+        )
+        for (a, b), edges in sorted(these.items())
+        if (a, b) not in others
+    ]
