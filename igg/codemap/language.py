@@ -194,6 +194,10 @@ class Language(Protocol):
     """Its linking computes relations from a type's method set (Go's implicit ``IMPLEMENTS``): a method that
     comes, goes or is redeclared concerns, on ``--update``, every file that names its type (the type's
     own)."""
+    functional_types: bool = False
+    """Its linking types a lambda by the one abstract method of the type it is passed as (Java's functional
+    interfaces): an abstract method that comes, goes or is redeclared concerns, on ``--update``, files that
+    need not name it (``igg.mapping.declared.changed_names``)."""
     keeps_generated: bool = False
     """A generated file is read (as its module and imports) instead of skipped."""
     reads_generated: bool = False

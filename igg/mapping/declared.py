@@ -128,6 +128,9 @@ def value_flows(f: FileFacts) -> list[tuple[Any, ...]]:
 
 
 def _abstract(f: FileFacts) -> Counter[tuple[Any, ...]]:
+    """The abstract methods of ``f`` where its language types lambdas by them (``functional_types``)."""
+    if not get_language(f.language).functional_types:
+        return Counter()
     return Counter(_declared(c) for c in f.callables if c.abstract)
 
 

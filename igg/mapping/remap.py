@@ -4,7 +4,7 @@ graph a fresh map would build applied as one step (see ``igg.mapping.update`` fo
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +12,7 @@ from igg.act.counts import COUNTS
 from igg.act.difference import Difference
 from igg.agents.code.mapping import SchemaFit
 from igg.codemap.cache import FactsCache, content_hash
-from igg.codemap.facts import FileFacts
+from igg.codemap.facts import FileFacts, TypeDecl
 from igg.codemap.language import get as get_language
 from igg.codemap.language import is_config, is_stub
 from igg.codemap.link import link
@@ -62,8 +62,8 @@ def _reach(
     lines alone), the changed files' facts at the last map, by path (else none). None when that cannot be
     known (a change that reaches further, a stub, facts or names missing from the cache): every file is then
     linked again. ``moved``: the files added and removed (path -> module name and content hash at the last
-    map), which ``touched.alone`` found to name no other file: they reach every file of their languages
-    (``_moved_reach``). And the languages whose flows changed (``flows=False``: their other files are not
+    map), which ``touched.alone`` found to name no other file: they reach the files of their languages that
+    name what they declare or import their paths (``_moved_reach``). And the languages whose flows changed (``flows=False``: their other files are not
     linked again, but those mentioning a changed name; ``_link_flows`` finds the others)."""
     added, removed = moved
     if not earlier and not added and not removed:
@@ -88,16 +88,22 @@ def _reach(
             if not get_language(f.language).keeps_calls:
                 return None
             flowed.add(f.language)
+    languages = {f.language for f in new.values()}
+    stems: set[str] = set()
     if added or removed:
-        languages = _moved_reach(facts, added, removed, cache, handlers)
-        if languages is None:
+        moved_reach = _moved_reach(facts, added, removed, cache, handlers)
+        if moved_reach is None:
             return None
-        flowed.update(languages)
-    if not names and not flowed:
+        moved_names, stems, moved_languages = moved_reach
+        names |= moved_names
+        languages |= moved_languages
+        flowed.update(m for m in moved_languages if get_language(m).keeps_calls)
+    elif not names and not flowed:
         kept = {f.path: old for f, old in zip(new.values(), olds, strict=True) if old is not None}
         return _with_their_methods(facts, set(new)), kept, set()
-    languages = {f.language for f in new.values()}
-    reach = _mentioning(facts, {*new, *added, *removed}, (names, languages), flowed if flows else set())
+    reach = _mentioning(
+        facts, {*new, *added, *removed}, (names, languages), flowed if flows else set(), stems
+    )
     return (_with_their_methods(facts, reach), {}, flowed) if reach is not None else None
 
 
@@ -128,10 +134,15 @@ def _with_their_methods(facts: Sequence[FileFacts], reach: set[str]) -> set[str]
 
 
 def _mentioning(
-    facts: Sequence[FileFacts], reach: set[str], named: tuple[set[str], set[str]], flowed: set[str]
+    facts: Sequence[FileFacts],
+    reach: set[str],
+    named: tuple[set[str], set[str]],
+    flowed: set[str],
+    stems: Collection[str] = (),
 ) -> set[str] | None:
     """``reach`` and every other file of the languages ``flowed``, or of the languages of ``named`` (names,
-    languages) that mentions one of its names, or a name a file so found binds or exports one of them by
+    languages) that mentions one of its names or imports a path whose last part is one of ``stems`` (a file
+    added or removed: ``_moved_names``), or a name a file so found binds or exports one of them by
     (``_renamed``: ``from m import X as Z``, ``export { X as Z } from``, ``export default X``), and so on
     (no analyzer resolves a name across languages: HTTP routes, the one join across them, link every file);
     None when such a file's facts keep no names."""
@@ -147,7 +158,7 @@ def _mentioning(
                 continue
             elif f.names is None:  # facts cached before names were kept: nothing to go by
                 return None
-            elif any(m in f.names for m in marks):
+            elif any(m in f.names for m in marks) or (stems and _imports_stem(f, stems)):
                 reach.add(f.path)
         renamed = {
             r for f in facts if f.path in reach and f.language in languages for r in _renamed(f, names)
@@ -180,13 +191,14 @@ def _moved_reach(
     removed: dict[str, tuple[str | None, str | None]],
     cache: FactsCache,
     handlers: set[str],
-) -> set[str] | None:
-    """The languages of the files ``added`` and ``removed`` (see ``_reach``), all of whose files are linked
-    again: their imports may now find a module or lose one, their names a declaration. No analyzer resolves a
-    name across languages (HTTP routes, the one join across them, link every file). None when a removed file's
-    facts at the last map are missing, or one states HTTP routes or declares a route's handler
-    (``handlers``). (A package, a table or an outside module that comes or goes with one is found by
-    ``difference.plan_file_difference``.)"""
+) -> tuple[set[str], set[str], set[str]] | None:
+    """What the files ``added`` and ``removed`` (see ``_reach``) reach: the names other files find their
+    declarations by and the last parts of the paths other files import them by (``_moved_names``), and their
+    languages (whose files alone can: no analyzer resolves a name across languages; where calls are one
+    program, Python's, every file of it). None when a removed file's facts at the last map are missing, one
+    states HTTP routes or declares a route's handler (``handlers``: HTTP routes, the one join across
+    languages, link every file), or ``_moved_names`` cannot tell. (A package, a table or an outside module
+    that comes or goes with one is found by ``difference.plan_file_difference``.)"""
     keys = [FactsCache.key(p, module, sha or "") for p, (module, sha) in removed.items()]
     then = cache.get_many(keys, bodies=False)
     files = [f for f in facts if f.path in added] + [f for f in then if f is not None]
@@ -194,7 +206,64 @@ def _moved_reach(
         return None
     if any(f.http or _handles(f, handlers) for f in files):
         return None
-    return {f.language for f in files}
+    names: set[str] = set()
+    stems: set[str] = set()
+    for f in files:
+        found = _moved_names(f, facts)
+        if found is None:
+            return None
+        names |= found[0]
+        stems.add(found[1])
+    return names, stems, {f.language for f in files}
+
+
+def _moved_names(f: FileFacts, facts: Sequence[FileFacts]) -> tuple[set[str], str] | None:
+    """The names by which other files find what ``f``, a file added or removed, declares (its callables',
+    types' and exports' names, its module's last name, ``<init>`` for a class or constructor, a method's type
+    where method sets decide what implements what: as ``declared.changed_names`` tells them of a declaration
+    that came or went), and the last part of the paths they import it by (its name without suffixes: a path
+    import names no declaration). None when its presence may change what a file finds by other means: an
+    abstract method (a functional interface types the lambdas of files that need not name it), a file named
+    ``index`` (a folder's import finds it), or a name a configuration file of its language mentions
+    (``package.json``'s ``main`` or ``exports``, ``tsconfig.json``'s ``paths``)."""
+    stem = f.path.rpartition("/")[2].partition(".")[0]
+    functional = get_language(f.language).functional_types
+    if stem == "index" or functional and any(c.abstract for c in f.callables):
+        return None
+    if any(g.config is not None and g.language == f.language and stem in repr(g.config) for g in facts):
+        return None
+    method_sets = get_language(f.language).method_sets
+    module = f.module.replace("/", ".").rpartition(".")[2]
+    names = {stem, module, *(part for k in f.exports for part in k.split("."))}
+    own = {t.qualified: t for t in f.types}
+    local = {t.qualified.rpartition(".")[2] for t in f.types}
+    for t in f.types:
+        names.update((t.qualified.rpartition(".")[2], "<init>"))
+    for c in f.callables:
+        if c.owner and (c.kind == "constructor" or method_sets):
+            names.add(c.owner.rpartition(".")[2])
+        if c.kind == "constructor":
+            names.add("<init>")
+        elif not _dispatched_alone(own.get(c.owner) if c.owner else None, local, method_sets):
+            names.add(c.name)
+    names.discard("")
+    return names, stem
+
+
+def _dispatched_alone(owner: TypeDecl | None, local: set[str], method_sets: bool) -> bool:
+    """Whether a method of ``owner``, a type declared in a file added or removed, is found by other files
+    only through that type: it names no supertype but those the file declares too (``local``: their names),
+    and its language does not compute what implements what from method sets. Another file then calls it on
+    a value of that type, and names the type, or a declaration that does (a file linked again)."""
+    if owner is None or method_sets:
+        return False
+    return all(s.partition("<")[0].rpartition(".")[2] in local for s in (*owner.extends, *owner.implements))
+
+
+def _imports_stem(f: FileFacts, stems: Collection[str]) -> bool:
+    """Whether ``f`` imports a path whose last part, without suffixes, is one of ``stems`` (TypeScript's
+    ``"./util/money.js"``: the file ``money.ts``, added or removed, may be what it finds)."""
+    return any(i.target.rpartition("/")[2].partition(".")[0] in stems for i in f.imports if "/" in i.target)
 
 
 def _with_bodies(

@@ -15,8 +15,9 @@ those of their languages whose facts mention a callable, field or type that came
 a name an import added or removed binds (each cached fact keeps the names it mentions), or a name such a file
 passes one of those on by (``remap._renamed``); only their own nodes and the edges going out of them are
 compared with the graph (``difference.plan_file_difference``). Files added, removed or renamed beside others
-of their language, that name no other file (``touched.alone``), link every file of their languages (whose
-imports may now find them, or lose them) and are compared the same way, a package's ``CONTAINS`` of a module
+of their language, that name no other file (``touched.alone``), link the files of their languages that name
+what they declare or import their paths (``remap._moved_names``: whose imports may now find them, or lose
+them; in Python every file) and are compared the same way, a package's ``CONTAINS`` of a module
 added included. Anything else (a package or folder that comes or goes, a supertype changed, facts not in the
 cache) links every file and compares the whole graph (``difference.plan_difference``). Either difference is
 applied by the act step through the session (``Session.apply_update``), and both give the graph a fresh map

@@ -482,16 +482,23 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.mark.parametrize("name", list(GENERATED_MOVES))
-def test_a_file_added_removed_or_renamed_in_each_language_links_that_language_alone_and_equals_a_fresh_map(
+def test_a_file_added_removed_or_renamed_in_each_language_links_the_files_naming_it_and_equals_a_fresh_map(
     generated: Path, tmp_path: Path, name: str
 ) -> None:
+    """A file added or removed links the files of its language that name what it declares or import its
+    path (``remap._moved_names``): a few of them in TypeScript and Java, but in Python, whose calls are one
+    program, every one, and in Go, whose method sets decide what implements what, those that call one of
+    its methods' names (here, most). A method renamed links the files of its language that name it."""
     tree, store = _copy(generated, tmp_path / "tree")
     GENERATED_MOVES[name](tree)
     result = update_map([tree], store, session_id="m", jobs=1)
     files = result.files
     assert files["added"] or files["removed"] or files["changed"]
     language = [p for p in tree.rglob("*") if language_of(p.name) == name.split()[0]]
-    assert files["read"] // 5 < files["relinked"] <= len(language), files  # its language's files alone
+    if name.split()[0] in ("python", "go") or name.endswith("renamed"):
+        assert files["read"] // 5 < files["relinked"] <= len(language), files
+    else:
+        assert 0 < files["relinked"] <= len(language) // 2, files
     assert sum(v for k, v in result.graph.items() if k not in ("nodes", "edges")) > 0
     fresh: Any = tmp_path / "fresh.db"
     map_code([tree], agent="code", jobs=1, store=fresh, session_id="f")

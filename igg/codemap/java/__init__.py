@@ -29,6 +29,7 @@ class Java(Language):
     suffixes = (".java",)
     cache_version = "18"
     schema = SchemaAdditions(node_types=("Route",), edge_types=("HANDLES", "REQUESTS"))
+    functional_types = True
     """Its HTTP routes and the requests that reach them (``igg.codemap.routes``; ``http.py`` finds them)."""
     comment = "//"
     hint = re.compile(
