@@ -51,7 +51,7 @@ from igg.codemap.cache import FORMAT_VERSION
 from igg.codemap.census import CENSUS_FORMAT, CensusRows
 from igg.codemap.census import TABLES as CENSUS_TABLES
 from igg.codemap.model import CallRow, KeptCalls
-from igg.codemap.walk import RACY_NS, WalkResult, listing_of, names_digest
+from igg.codemap.walk import RACY_NS, WALK_NAMES, WalkResult, listing, listing_of, names_digest
 from igg.record.logs import get_logger
 
 log = get_logger("igg.code")
@@ -134,16 +134,23 @@ class TreeIndex:
         )
 
     def changed(
-        self, same_dir: Callable[[str], bool] | None = None, limit: int | None = None
+        self,
+        same_dir: Callable[[str], bool] | None = None,
+        limit: int | None = None,
+        added: list[Added] | None = None,
     ) -> list[Changed] | None:
         """The files whose bytes differ from the index: (their position in it, their bytes, their stat taken
         before they were read); a file touched or rewritten alike is no change. None when a directory changed
         (its time differs, or was too recent to tell, and ``same_dir`` of it is false; default: its
         ``listing`` differs from the one kept for it, or none was kept and its names differ from those kept
         for a time too recent), or a file is gone, unreadable, or was not read then (its sha256 is unknown),
-        or more than ``limit`` files changed (the rest are not read). A folder listed alike and a file read
-        alike keep their new times (``refreshed``), which the index keeps when it is kept again."""
+        or more than ``limit`` files changed or were added (the rest are not read). A folder listed alike and
+        a file read alike keep their new times (``refreshed``), which the index keeps when it is kept again.
+        ``added``: where the files added to a folder go (``_added_to``: a folder that holds what it held and
+        files of a language read beside, whose new time and listing the index then keeps), instead of
+        answering None for their folder."""
         stat = os.stat
+        known: set[str] | None = None
         try:
             for folder, mark in list(self.dirs.items()):
                 st = stat(folder)  # before it is listed, as a walk takes it
@@ -153,7 +160,15 @@ class TreeIndex:
                     if not same_dir(folder):
                         return None
                 elif not self._listed_alike(folder, mark):
-                    return None
+                    if added is None:
+                        return None
+                    known = known if known is not None else set(self.paths)
+                    new = self._added_to(folder, mark, known)
+                    if new is None or (limit is not None and len(added) + len(new) > limit):
+                        return None
+                    added.extend(new)
+                    self.dirs[folder] = _mtime(st)
+                    self.listings[folder] = listing_of(folder)
                 elif folder in self.listings:  # listed alike now: its time kept, unless too recent
                     self.dirs[folder] = _mtime(st)
                     self.refreshed = True
@@ -171,7 +186,7 @@ class TreeIndex:
                     data = f.read()
                 if hashlib.sha256(data).hexdigest() != sha:
                     changed.append((position, data, st))
-                    if limit is not None and len(changed) > limit:
+                    if limit is not None and len(changed) + len(added or ()) > limit:
                         return None
                 else:  # touched or rewritten alike: its new stat kept
                     self.sizes[position] = st.st_size
@@ -189,6 +204,49 @@ class TreeIndex:
         if kept is not None:
             return listing_of(folder) == kept
         return isinstance(mark, str) and names_digest(os.listdir(folder)) == mark
+
+    def _added_to(self, folder: str, mark: int | str, known: set[str]) -> list[Added] | None:
+        """The files of a language read that ``folder`` holds and the index does not (``known``: its paths),
+        read (their bytes, their stat taken before), when without them it holds what it held (its
+        ``listing``, else the names kept for a time too recent to tell, ``mark``); None otherwise (a file or
+        folder gone, a folder added, a file no longer a regular one, or none added)."""
+        with os.scandir(folder) as listed:
+            entries = list(listed)
+        new = [
+            e
+            for e in entries
+            if e.path not in known
+            and e.name not in WALK_NAMES
+            and languages.is_read(e.name)
+            and e.is_file(follow_symlinks=False)
+        ]
+        rest = [e for e in entries if e not in new]
+        kept = self.listings.get(folder)
+        if not new or (
+            listing(rest) != kept if kept is not None else names_digest(e.name for e in rest) != mark
+        ):
+            return None
+        found: list[Added] = []
+        for e in sorted(new, key=lambda e: e.name):
+            with open(e.path, "rb") as f:
+                st = os.fstat(f.fileno())
+                found.append((e.path, f.read(), st))
+        return found
+
+    def add(self, added: Sequence[Added], last_step: int, texts: Sequence[str]) -> None:
+        """The files ``added`` (as ``changed`` gives them) read by an update kept at step ``last_step``, with
+        their texts as the walk reads them: appended to the file columns (whose order is not the walk's: the
+        walk's is ``sources``)."""
+        for (path, data, st), text in zip(added, texts, strict=True):
+            self.paths.append(path)
+            self.sizes.append(st.st_size)
+            self.mtimes.append(_mtime(st))
+            self.shas.append(hashlib.sha256(data).hexdigest())
+            encoded = text.encode("utf-8", "surrogatepass")
+            if encoded != data:
+                self.texts[len(self.paths) - 1] = hashlib.sha256(encoded).hexdigest()
+        self.read += len(added)
+        self.last_step = last_step
 
     def note(self, changed: Sequence[Changed], last_step: int, texts: Sequence[str] | None = None) -> None:
         """The files ``changed`` (as ``changed`` gives them) read at their new stats and bytes, by a map or an
@@ -222,6 +280,8 @@ class TreeIndex:
 
 Changed = tuple[int, bytes, os.stat_result]
 """A file whose bytes changed since an index (``TreeIndex.changed``): its position, its bytes, its stat."""
+Added = tuple[str, bytes, os.stat_result]
+"""A file added to a folder since an index (``TreeIndex.changed``): its absolute path, its bytes, its stat."""
 
 
 def _mtime(st: os.stat_result) -> int:
@@ -440,15 +500,33 @@ class TreeIndexes(CensusRows):
 
     def put_elements(self, key: str, elements: Mapping[str, list[str]]) -> None:
         """Keep the elements of the files ``elements`` (path -> ids: ``TreeIndex.elements``) under ``key`` in
-        place of theirs, the other files' kept as they are (an update that changed those files' alone)."""
+        place of theirs (a file added: beside them), the other files' kept as they are (an update that changed
+        those files' alone)."""
         if self._db is None:
             return
         try:
             with self._db:
                 self._db.executemany(
-                    "UPDATE tree_elements SET data = ? WHERE key = ? AND path = ?",
-                    ((orjson.dumps(ids), key, path) for path, ids in elements.items()),
+                    "INSERT INTO tree_elements (key, session_id, path, data)"
+                    " SELECT key, session_id, ?, ? FROM trees WHERE key = ?"
+                    " ON CONFLICT (key, path) DO UPDATE SET data = excluded.data",
+                    ((path, orjson.dumps(ids), key) for path, ids in elements.items()),
                 )
+        except sqlite3.Error as exc:
+            log.warning("code_tree_index_write_failed", path=str(self.path), error=str(exc))
+
+    def put_files(self, key: str, index: TreeIndex) -> None:
+        """Keep the ``files`` and ``sources`` of ``index`` (kept under ``key``) in place of those kept: an
+        update that added files (``igg.mapping.bodies``)."""
+        if self._db is None:
+            return
+        try:
+            with self._db:
+                for table, data in (("tree_files", index.files), ("tree_sources", index.sources)):
+                    self._db.execute(
+                        f"UPDATE {table} SET data = ? WHERE key = ?",
+                        (zlib.compress(orjson.dumps(data), 1), key),
+                    )
         except sqlite3.Error as exc:
             log.warning("code_tree_index_write_failed", path=str(self.path), error=str(exc))
 

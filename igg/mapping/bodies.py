@@ -59,17 +59,26 @@ from igg.codemap.cache import FactsCache, content_hash
 from igg.codemap.census import Census
 from igg.codemap.facts import FileFacts
 from igg.codemap.index import callable_key, type_key
-from igg.codemap.language import language_of
+from igg.codemap.language import is_config, language_of
 from igg.codemap.model import CodeModel, KeptCalls
 from igg.codemap.sources import SourceFile, with_modules
-from igg.codemap.treeindex import TreeIndex, TreeIndexes
+from igg.codemap.treeindex import Added, TreeIndex, TreeIndexes
 from igg.graph.collector import collector_paused
 from igg.graph.state import GraphState
+from igg.mapping.added import with_added
 from igg.mapping.declared import names_told
 from igg.mapping.difference import plan_file_difference
 from igg.mapping.limits import check_update_size
 from igg.mapping.remap import link_bodies
-from igg.mapping.updated import UpdateResult, apply_step, file_elements, load_map, update_result, update_store
+from igg.mapping.updated import (
+    UpdateResult,
+    apply_step,
+    file_elements,
+    load_map,
+    module_nodes,
+    update_result,
+    update_store,
+)
 from igg.record.logs import get_logger
 from igg.session.updates import keeps_snapshot
 from igg.store.location import resolve_store_path, sidecar_path
@@ -99,10 +108,13 @@ def _reached_files(model: CodeModel, local: set[str]) -> set[str]:
     } - local
 
 
-def _elements(indexes: TreeIndexes, key: str, local: set[str], reached: set[str]) -> list[str] | None:
+def _elements(
+    indexes: TreeIndexes, key: str, local: set[str], reached: set[str], added: set[str]
+) -> list[str] | None:
     """The elements of the files ``local`` and the nodes of the files ``reached`` (``TreeIndex.elements``;
-    node ids are ``n`` and a number, as a map numbers them), or None: the index does not hold a file."""
-    held = indexes.elements(key, sorted(local | reached))
+    node ids are ``n`` and a number, as a map numbers them), but for the files ``added`` (none yet), or None:
+    the index does not hold a file."""
+    held = indexes.elements(key, sorted((local | reached) - added))
     if held is None:
         return None
     wanted: dict[str, None] = {}
@@ -296,19 +308,22 @@ def _link(
     store_path: str | Path,
     sources: Sequence[SourceFile],
     shas: tuple[dict[str, Any], dict[str, str]],
-    now: Sequence[FileFacts],
+    now: tuple[Sequence[FileFacts], Sequence[FileFacts]],
     calls: tuple[KeptCalls, Callable[[Any], Any]],
 ) -> tuple[CodeModel, set[str], int] | None:
-    """The changed files (their facts ``now``) linked alone against every file's facts (``_facts``,
-    ``remap.link_bodies``; ``shas``: each file's content hash at the last map and now), the files linked
-    again, and how many files the cache did not know; None: the general path decides."""
+    """The changed and added files (their facts ``now``: of those changed, of those added) linked alone
+    against every file's facts (``_facts``, ``remap.link_bodies``; ``shas``: each file's content hash at the
+    last map and now), the files linked again, and how many files the cache did not know; None: the general
+    path decides."""
+    changed, born = now
     cache = _Cached(sidecar_path(resolve_store_path(store_path), ".codefacts"))
     try:
-        read = _facts(cache, sources, shas[1], now)
+        read = _facts(cache, sources, shas[1], [*changed, *born])
         if read is None:
             return None
-        edited = sorted(f.path for f in now)
-        linked = link_bodies(read[0], sources, shas, edited, cache, edited, calls)
+        edited = sorted(f.path for f in changed)
+        new = sorted(f.path for f in born)
+        linked = link_bodies(read[0], sources, shas, edited, cache, edited + new, calls, new)
     except _Unread:
         return None
     finally:
@@ -339,18 +354,18 @@ def _sources(
     edited: Sequence[SourceFile],
 ) -> tuple[list[SourceFile], dict[str, str]] | None:
     """The files to link as the last walk read them (``listed``: of ``TreeIndex.sources``, those of the
-    changed files' languages, ``_their_languages``), named as the link names them (``with_modules``), the
-    ``edited`` ones as read now and the others with an empty text (their facts come from the cache), and each
-    one's content hash (``TreeIndex.hashes``, the edited ones' now); None when the index cannot tell them, or
-    a file the walk did not name is named from its text (a Go file outside a module: its text is not read
-    here)."""
+    changed files' languages, ``_their_languages``, with the files added: ``added.with_added``), named as the
+    link names them (``with_modules``), the ``edited`` ones (changed or added) as read now and the others with
+    an empty text (their facts come from the cache), and each one's content hash (``TreeIndex.hashes``, the
+    edited ones' now); None when the index cannot tell them, or a file the walk did not name is named from its
+    text (a Go file outside a module: its text is not read here)."""
     if listed is None or len(paths) != 1:
         return None
-    hashes = index.hashes(os.path.abspath(paths[0]), listed)
+    now = {s.path: s for s in edited}
+    hashes = index.hashes(os.path.abspath(paths[0]), [(p, m) for p, m in listed if p not in now])
     if hashes is None:
         return None
-    now = {s.path: s for s in edited}
-    if not now.keys() <= hashes.keys():
+    if not now.keys() <= {p for p, _ in listed}:
         return None
     hashes.update((p, content_hash(s.text)) for p, s in now.items())
     sources = with_modules([now.get(p) or SourceFile(p, "", module) for p, module in listed])
@@ -374,39 +389,56 @@ def update_bodies(
     indexes: TreeIndexes,
     kept: Callable[[Any], Any],
     request: Any = None,
+    added: tuple[Sequence[SourceFile], Sequence[Added], list[tuple[str, str | None]] | None] = ((), (), None),
 ) -> UpdateResult | None:
     """The update of session ``sid`` when the files changed since its index (``tree``: the index's key, the
     index, the files whose bytes changed) changed from ``facts`` (then, now) what their bodies call alone (see
-    the module doc); its kept calls and the index's rows of the files linked again written, the index noted
-    (to be kept); None: the general path decides. ``edited``: the changed files as the walk reads them now,
-    named as it named them (``samefacts``); ``kept``: reads the calls kept from the last link
+    the module doc), and the files ``added`` came beside others of their language (as the walk reads and
+    names them, as the index found them, and the index's ``sources`` when read already:
+    ``igg.mapping.added``); its kept calls and the index's rows of the files linked again written, the index
+    noted (to be kept); None: the general path decides. ``edited``: the changed files as the walk reads them
+    now, named as it named them (``samefacts``); ``kept``: reads the calls kept from the last link
     (``TreeIndexes.calls``); ``request``: the session's, loaded already. It makes no cycles (collector
     paused: at 50,000 files, its passes over the facts and the model took half the time)."""
     key, index, changed = tree
     then, now = facts
+    news, found_added, listed = added
     declared = [(_declares(a), _declares(b)) for a, b in zip(then, now, strict=True)]
     if not all(names_told(a, b) for a, b in zip(then, now, strict=True)) or any(a - b for a, b in declared):
         return None
-    added = {k for a, b in declared for k in b - a}
+    born = _parsed(news)
+    symbols = {k for a, b in declared for k in b - a} | {k for f in born for k in _declares(f)}
     mark = clock()
-    listed = indexes.sources(key)
-    census = indexes.census(sid, index.last_step) if added else None
-    listing = _linked_files(listed, facts, added, census)
-    found = _sources(paths, index, listing, edited)
+    listed = listed if listed is not None else indexes.sources(key)
+    if news and listed is not None:
+        listed = with_added(listed, news)
+    census = indexes.census(sid, index.last_step) if symbols or news else None
+    listing = _linked_files(listed, (then, [*now, *born]), symbols, census)
+    found = _sources(paths, index, listing, [*edited, *news])
     if found is None:
         return None
     sources, hashes = found
-    before: dict[str, Any] = dict(hashes)
+    before: dict[str, Any] = {p: h for p, h in hashes.items() if p not in {s.path for s in news}}
     before.update((f.path, f.sha) for f in then)
     seconds = {"walk": mark - started + clock() - mark}
     mark = clock()
     calls = KeptCalls()
-    linked = _link(store_path, sources, (before, hashes), now, (calls, kept))
+    linked = _link(store_path, sources, (before, hashes), (now, born), (calls, kept))
     if linked is None:
         return None
     model, local, parsed = linked
+    new_paths = {f.path for f in born}
+    symbols |= {
+        k
+        for plan in model.files
+        if plan.path in new_paths
+        for k in plan.symbols
+        if not k.startswith(_SHARED_KEYS)
+    }
     changed_paths = sorted(f.path for f in now)
-    elements = _elements(indexes, key, local, _reached_files(model, local))
+    elements = _elements(
+        indexes, key, local, _reached_files(model, local) | _beside(listed, new_paths), new_paths
+    )
     seconds["parse_and_diff"] = clock() - mark
     mark = clock()
     store = update_store(store_path)
@@ -416,30 +448,85 @@ def update_bodies(
     state = session.state
     seconds["load"] = clock() - mark
     mark = clock()
-    planned = _plan(state, model, local, added, census if listing is not listed else None)
+    planned = _plan(state, model, local, symbols, census if listing is not listed else None)
     if planned is None:
         return None
     diff, fit = planned
     seconds["parse_and_diff"] += clock() - mark
     check_update_size(state, diff, session.config.constraints, sid)
-    files: dict[str, Any] = {"read": index.read, "reparsed": parsed, "unchanged": index.read - parsed}
-    files.update(relinked=len(local & hashes.keys()), added=[], changed=changed_paths, removed=[], renamed=[])
+    read = index.read + len(born)
+    files: dict[str, Any] = {"read": read, "reparsed": parsed, "unchanged": read - parsed}
+    files.update(relinked=len(local & hashes.keys()), added=sorted(new_paths), changed=changed_paths)
+    files.update(removed=[], renamed=[])
     commit = commit_of()
     mark = clock()
-    _keep(store_path, sources, hashes, now)
+    _keep(store_path, sources, hashes, [*now, *born])
     update = apply_step(session, diff, files, commit, (clock, started))
     step = store.session(sid).last_step
     rows = file_elements(state)  # once: it reads every element of the part loaded
     indexes.put_elements(key, {p: rows.get(p, []) for p in local})
     indexes.put_calls(sid, step, calls)
-    _keep_census(indexes, (sid, index.last_step, step), fit, None if listing is listed else added)
+    _keep_census(indexes, (sid, index.last_step, step), fit, None if listing is listed else symbols)
     index.note(list(changed), step, [s.text for s in edited])
+    if news and listed is not None:
+        _keep_added(indexes, (key, index, step), (news, found_added), (listed, module_nodes(state)))
     seconds["commit"] = clock() - mark
     seconds["total"] = clock() - started
-    log.debug("map_code_update_bodies", session_id=sid, files=changed_paths, linked=len(local))
+    log.debug(
+        "map_code_update_bodies",
+        session_id=sid,
+        files=changed_paths,
+        added=sorted(new_paths),
+        linked=len(local),
+    )
     size = (state.node_count, state.edge_count)
     seconds = {k: seconds[k] for k in ("load", "walk", "parse_and_diff", "commit", "total")}
     return update_result(sid, step, update.iteration, update.changes, files, size, commit, seconds)
+
+
+_SHARED_KEYS = ("package:", "table:", "route:")
+"""The prefixes of symbol keys several files share (``difference._SHARED``): no file added declares one."""
+
+
+def _parsed(news: Sequence[SourceFile]) -> list[FileFacts]:
+    """The facts of the files added, parsed now (apart from the cache, as the changed files' are)."""
+    if not news:
+        return []
+    from igg.mapping.prepare import parse_all
+
+    return parse_all(news, jobs=1, named=True)[0]
+
+
+def _beside(listed: list[tuple[str, str | None]] | None, added: set[str]) -> set[str]:
+    """A file the walk read in the folder of each file ``added``, of its language (``listed``: the walk's
+    files): its elements hold the node of the package that holds the file added (``file_elements``)."""
+    if not added or listed is None:
+        return set()
+    folders = {(p.rpartition("/")[0], language_of(p)) for p in added}
+    found: dict[tuple[str, Any], str] = {}
+    for path, _ in listed:
+        folder = (path.rpartition("/")[0], language_of(path))
+        if folder in folders and path not in added and not is_config(path):
+            found.setdefault(folder, path)
+    return set(found.values())
+
+
+def _keep_added(
+    indexes: TreeIndexes,
+    at: tuple[str, TreeIndex, int],
+    added: tuple[Sequence[SourceFile], Sequence[Added]],
+    listed: tuple[list[tuple[str, str | None]], dict[str, str]],
+) -> None:
+    """The index of the tree with the files ``added`` (as the walk read them, as the index found them): their
+    stats and hashes, their places in the walk's order with their module names (``listed``, and each Module
+    node by path), kept under the index's key (``at``: with the index and the step made)."""
+    key, index, step = at
+    news, found = added
+    order, modules = listed
+    index.add(found, step, [s.text for s in news])
+    index.sources = order
+    index.files.update((s.path, (s.module, modules[s.path])) for s in news)
+    indexes.put_files(key, index)
 
 
 __all__ = ["update_bodies"]

@@ -63,8 +63,9 @@ def _reach(
     known (a change that reaches further, a stub, facts or names missing from the cache): every file is then
     linked again. ``moved``: the files added and removed (path -> module name and content hash at the last
     map), which ``touched.alone`` found to name no other file: they reach the files of their languages that
-    name what they declare or import their paths (``_moved_reach``). And the languages whose flows changed (``flows=False``: their other files are not
-    linked again, but those mentioning a changed name; ``_link_flows`` finds the others)."""
+    name what they declare or import their paths (``_moved_reach``). And the languages whose flows changed
+    (``flows=False``: their other files are not linked again, but those mentioning a changed name;
+    ``_link_flows`` finds the others)."""
     added, removed = moved
     if not earlier and not added and not removed:
         return set(), {}, set()
@@ -340,16 +341,19 @@ def link_bodies(
     cache: FactsCache,
     parsed: list[str],
     calls: tuple[KeptCalls, KeptRows],
+    added: Collection[str] = (),
 ) -> tuple[CodeModel, set[str]] | None:
-    """The link of the files ``changed`` in place (facts read without bodies, those of ``parsed`` parsed now)
-    as the general path links them, and the files linked: those ``_reach`` finds (with the kept calls when
-    only bodies and lines changed), and when flows changed those whose calls the program solved again
-    resolves otherwise (``_link_flows``); None when a change reaches further or another file was parsed."""
+    """The link of the files ``changed`` in place and ``added`` (facts read without bodies, those of
+    ``parsed`` parsed now) as the general path links them, and the files linked: those ``_reach`` finds (with
+    the kept calls when only bodies and lines changed), and when flows changed those whose calls the program
+    solved again resolves otherwise (``_link_flows``); None when a change reaches further or another file was
+    parsed."""
     before = shas[0]
-    if not set(parsed) <= set(changed):
+    if not set(parsed) <= {*changed, *added}:
         return None
     module_of = {f.path: f.module for f in sources}
-    reached = _reach(facts, {p: (module_of[p], before[p]) for p in changed}, cache, flows=False)
+    earlier = {p: (module_of[p], before[p]) for p in changed}
+    reached = _reach(facts, earlier, cache, (set(added), {}), flows=False)
     if reached is None:
         return None
     reach, olds, flowed = reached

@@ -49,8 +49,9 @@ from igg.codemap.language import is_config
 from igg.codemap.model import CallRow
 from igg.codemap.relines import Moves, line_map
 from igg.codemap.sources import SourceFile, with_modules
-from igg.codemap.treeindex import Changed, TreeIndex, TreeIndexes
+from igg.codemap.treeindex import Added, Changed, TreeIndex, TreeIndexes
 from igg.codemap.walk import read_bytes_as_walked
+from igg.mapping.added import added_sources
 from igg.mapping.limits import check_update_size
 from igg.mapping.relined import relined_difference
 from igg.mapping.updated import UpdateResult, apply_step, load_map, update_result, update_store
@@ -214,15 +215,46 @@ def update_same_facts(
     started: float,
     commit_of: Callable[[], str | None],
     indexes: TreeIndexes,
+    added: Sequence[Added] = (),
 ) -> UpdateResult | None:
     """The update of session ``sid`` when every file changed since its index (``tree``: the index's key, the
     index, of the session's last step, and the files whose bytes changed) kept its facts, moved in order at
     most (see the module doc); its kept calls written, the index noted (to be kept); None: the general path
-    decides."""
+    decides. Files ``added`` (``TreeIndex.changed``), or facts changed otherwise, are updated by
+    ``igg.mapping.bodies`` when they can be."""
     key, index, changed = tree
     edits = _edits(paths, index, changed, max_bytes=max_bytes, chosen=chosen)
     if edits is None:
         return None
+    news: tuple[list[SourceFile], Sequence[Added], list[tuple[str, str | None]] | None] = ([], added, None)
+    if added:
+        listed = indexes.sources(key)
+        read = added_sources(paths, added, listed, max_bytes=max_bytes, chosen=chosen) if listed else None
+        if read is None:
+            return None
+        news = (read, added, listed)
+
+    def bodies(facts: tuple[Sequence[FileFacts], Sequence[FileFacts]], request: Any) -> UpdateResult | None:
+        from igg.mapping.bodies import update_bodies
+
+        return update_bodies(
+            paths,
+            sid,
+            tree,
+            facts,
+            [e.source for e in edits or ()],
+            store_path=store_path,
+            clock=clock,
+            started=started,
+            commit_of=commit_of,
+            indexes=indexes,
+            kept=lambda shas: indexes.calls(sid, index.last_step, shas),
+            request=request,
+            added=news,
+        )
+
+    if not edits:  # files added alone
+        return bodies(([], []), None)
     seconds = {"walk": clock() - started}
     mark = clock()
     held = indexes.elements(key, [e.source.path for e in edits])
@@ -239,23 +271,8 @@ def update_same_facts(
     if before is None or found is None:
         return None
     then, now, moved = found
-    if moved is None:  # the facts changed: perhaps only what the files' bodies call
-        from igg.mapping.bodies import update_bodies
-
-        return update_bodies(
-            paths,
-            sid,
-            tree,
-            (then, now),
-            [e.source for e in edits],
-            store_path=store_path,
-            clock=clock,
-            started=started,
-            commit_of=commit_of,
-            indexes=indexes,
-            kept=lambda shas: indexes.calls(sid, index.last_step, shas),
-            request=session.request,
-        )
+    if moved is None or added:  # the facts changed (perhaps only what the files' bodies call), or files came
+        return bodies((then, now), session.request)
     if moved and held is None:
         return None
     diff = relined_difference(state, {f.path: f for f in now}, moved)

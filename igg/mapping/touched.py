@@ -107,7 +107,7 @@ def removed_source(
     commit's too) do not ignore it; None: the commit's tree must be mapped. ``keys``: each file the walk read
     now, by path: its module name and facts key; ``siblings``: ``sibling_files``."""
     path = then.path
-    if not _names_no_other(path) or _ignored(root, path):
+    if not _names_no_other(path) or ignored(root, path):
         return None
     named = named_beside(path, siblings, lambda p: keys[p][0], lambda p: str(root / p))
     return replace(then, module=named[0]) if named is not None else None
@@ -204,7 +204,7 @@ def _folder(path: str) -> tuple[str, Any]:
     return path.rpartition("/")[0], languages.language_of(path)
 
 
-def _ignored(root: Path, path: str) -> bool:
+def ignored(root: Path, path: str) -> bool:
     """Whether the ignore files from ``root`` down to the folder of ``path`` ignore it, as the walk reads them
     (the folder itself is walked: another file of it was read)."""
     parts = path.split("/")

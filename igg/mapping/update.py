@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from igg.act.counts import COUNTS
-from igg.codemap.treeindex import INDEX_SUFFIX, TreeIndex, TreeIndexes, index_key
+from igg.codemap.treeindex import INDEX_SUFFIX, Added, TreeIndex, TreeIndexes, index_key
 from igg.codemap.walk import DEFAULT_MAX_BYTES
 from igg.errors import Problem, RequestInvalid, SessionRefused
 from igg.mapping.trees import existing_paths, git_commit_soon
@@ -117,12 +117,13 @@ def update_map(
             index = indexes.get(key)
             if index is not None and (index.session_id, index.last_step) != (sid, info.last_step):
                 index = None  # it speaks for another graph
-            changed = index.changed(limit=SAME_FACTS_FILES) if index is not None else None
-            if index is not None and changed == []:
+            added: list[Added] = []
+            changed = index.changed(limit=SAME_FACTS_FILES, added=added) if index is not None else None
+            if index is not None and changed == [] and not added:
                 if index.refreshed:  # folders listed and files read alike: not again next time
                     indexes.put(key, index, files=False)
                 return _unchanged(index, info, commit_of, started, clock)
-            if index is not None and changed:
+            if index is not None and changed is not None and (changed or added):
                 from igg.mapping.samefacts import update_same_facts
 
                 index.files = indexes.files(key) or {}
@@ -137,6 +138,7 @@ def update_map(
                     started=started,
                     commit_of=commit_of,
                     indexes=indexes,
+                    added=added,
                 )
                 if kept is not None:
                     indexes.put(
