@@ -351,14 +351,17 @@ def _sources(
     paths: Sequence[Path],
     index: TreeIndex,
     listed: list[tuple[str, str | None]] | None,
-    edited: Sequence[SourceFile],
-) -> tuple[list[SourceFile], dict[str, str]] | None:
+    files: tuple[Sequence[SourceFile], Sequence[FileFacts], Sequence[SourceFile]],
+) -> tuple[list[SourceFile], dict[str, str], dict[str, Any]] | None:
     """The files to link as the last walk read them (``listed``: of ``TreeIndex.sources``, those of the
     changed files' languages, ``_their_languages``, with the files added: ``added.with_added``), named as the
     link names them (``with_modules``), the ``edited`` ones (changed or added) as read now and the others with
     an empty text (their facts come from the cache), and each one's content hash (``TreeIndex.hashes``, the
     edited ones' now); None when the index cannot tell them, or a file the walk did not name is named from its
-    text (a Go file outside a module: its text is not read here)."""
+    text (a Go file outside a module: its text is not read here). ``files``: the files changed or added as
+    read now, the changed ones' facts then, the files added; with the hashes, each file's content hash at the
+    last map (``_before``)."""
+    edited, then, news = files
     if listed is None or len(paths) != 1:
         return None
     now = {s.path: s for s in edited}
@@ -371,7 +374,7 @@ def _sources(
     sources = with_modules([now.get(p) or SourceFile(p, "", module) for p, module in listed])
     if any(s.module != module and s.path not in now for s, (_, module) in zip(sources, listed, strict=True)):
         return None
-    return sources, hashes
+    return sources, hashes, _before(hashes, then, news)
 
 
 @collector_paused()
@@ -409,17 +412,11 @@ def update_bodies(
     born = _parsed(news)
     symbols = {k for a, b in declared for k in b - a} | {k for f in born for k in _declares(f)}
     mark = clock()
-    listed = listed if listed is not None else indexes.sources(key)
-    if news and listed is not None:
-        listed = with_added(listed, news)
-    census = indexes.census(sid, index.last_step) if symbols or news else None
-    listing = _linked_files(listed, (then, [*now, *born]), symbols, census)
-    found = _sources(paths, index, listing, [*edited, *news])
+    listed, listing, census = _listing(indexes, (key, sid, index), listed, (then, now, born, news), symbols)
+    found = _sources(paths, index, listing, ([*edited, *news], then, news))
     if found is None:
         return None
-    sources, hashes = found
-    before: dict[str, Any] = {p: h for p, h in hashes.items() if p not in {s.path for s in news}}
-    before.update((f.path, f.sha) for f in then)
+    sources, hashes, before = found
     seconds = {"walk": mark - started + clock() - mark}
     mark = clock()
     calls = KeptCalls()
@@ -428,57 +425,32 @@ def update_bodies(
         return None
     model, local, parsed = linked
     new_paths = {f.path for f in born}
-    symbols |= {
-        k
-        for plan in model.files
-        if plan.path in new_paths
-        for k in plan.symbols
-        if not k.startswith(_SHARED_KEYS)
-    }
+    symbols |= _symbols_of(model, new_paths)
     changed_paths = sorted(f.path for f in now)
     elements = _elements(
         indexes, key, local, _reached_files(model, local) | _beside(listed, new_paths), new_paths
     )
     seconds["parse_and_diff"] = clock() - mark
-    mark = clock()
-    store = update_store(store_path)
-    session = load_map(store, sid, elements=elements, request=request) if elements else None
-    if session is None:
+    store, whole = update_store(store_path), listing is listed
+    loaded = _load_and_plan((store, sid, request), elements, (model, local, symbols), census, clock, whole)
+    if loaded is None:
         return None
+    session, diff, fit, took = loaded
     state = session.state
-    seconds["load"] = clock() - mark
-    mark = clock()
-    planned = _plan(state, model, local, symbols, census if listing is not listed else None)
-    if planned is None:
-        return None
-    diff, fit = planned
-    seconds["parse_and_diff"] += clock() - mark
+    seconds["load"], seconds["parse_and_diff"] = took[0], seconds["parse_and_diff"] + took[1]
     check_update_size(state, diff, session.config.constraints, sid)
-    read = index.read + len(born)
-    files: dict[str, Any] = {"read": read, "reparsed": parsed, "unchanged": read - parsed}
-    files.update(relinked=len(local & hashes.keys()), added=sorted(new_paths), changed=changed_paths)
-    files.update(removed=[], renamed=[])
+    files = _files(index.read + len(born), parsed, len(local & hashes.keys()), (changed_paths, new_paths))
     commit = commit_of()
     mark = clock()
     _keep(store_path, sources, hashes, [*now, *born])
     update = apply_step(session, diff, files, commit, (clock, started))
     step = store.session(sid).last_step
-    rows = file_elements(state)  # once: it reads every element of the part loaded
-    indexes.put_elements(key, {p: rows.get(p, []) for p in local})
     indexes.put_calls(sid, step, calls)
-    _keep_census(indexes, (sid, index.last_step, step), fit, None if listing is listed else symbols)
-    index.note(list(changed), step, [s.text for s in edited])
-    if news and listed is not None:
-        _keep_added(indexes, (key, index, step), (news, found_added), (listed, module_nodes(state)))
+    _keep_census(indexes, (sid, index.last_step, step), fit, None if whole else symbols)
+    _keep_index(indexes, (key, index, step), state, local, (changed, edited, news, found_added, listed))
     seconds["commit"] = clock() - mark
     seconds["total"] = clock() - started
-    log.debug(
-        "map_code_update_bodies",
-        session_id=sid,
-        files=changed_paths,
-        added=sorted(new_paths),
-        linked=len(local),
-    )
+    log.debug("map_code_update_bodies", session_id=sid, files=changed_paths, added=sorted(new_paths))
     size = (state.node_count, state.edge_count)
     seconds = {k: seconds[k] for k in ("load", "walk", "parse_and_diff", "commit", "total")}
     return update_result(sid, step, update.iteration, update.changes, files, size, commit, seconds)
@@ -511,22 +483,115 @@ def _beside(listed: list[tuple[str, str | None]] | None, added: set[str]) -> set
     return set(found.values())
 
 
-def _keep_added(
+def _load_and_plan(
+    session: tuple[Any, str, Any],
+    elements: list[str] | None,
+    linked: tuple[CodeModel, set[str], set[str]],
+    census: Census | None,
+    clock: Callable[[], float],
+    whole: bool,
+) -> tuple[Any, Difference, SchemaFit, tuple[float, float]] | None:
+    """The session (``session``: its store, id and request, when loaded already) loaded with ``elements``, the
+    difference of the files linked again planned on it (``linked``: the model, the files, the symbols added;
+    ``_plan``, with the last step's ``census`` unless every file was linked: ``whole``), and the seconds each
+    took; None: the general path decides."""
+    store, sid, request = session
+    mark = clock()
+    loaded = load_map(store, sid, elements=elements, request=request) if elements else None
+    if loaded is None:
+        return None
+    load = clock() - mark
+    mark = clock()
+    planned = _plan(loaded.state, *linked, None if whole else census)
+    if planned is None:
+        return None
+    return loaded, *planned, (load, clock() - mark)
+
+
+def _listing(
+    indexes: TreeIndexes,
+    at: tuple[str, str, TreeIndex],
+    listed: list[tuple[str, str | None]] | None,
+    facts: tuple[Sequence[FileFacts], Sequence[FileFacts], Sequence[FileFacts], Sequence[SourceFile]],
+    symbols: set[str],
+) -> tuple[list[tuple[str, str | None]] | None, list[tuple[str, str | None]] | None, Census | None]:
+    """The files the walk read (``listed``, else the index's, ``at``: its key, the session, the index) with
+    those added where it reads them, those of them to link (``_linked_files``), and the census of the last
+    step when symbols are added (``facts``: the changed files' then and now, the added files' and their
+    sources)."""
+    key, sid, index = at
+    then, now, born, news = facts
+    listed = listed if listed is not None else indexes.sources(key)
+    if news and listed is not None:
+        listed = with_added(listed, news)
+    census = indexes.census(sid, index.last_step) if symbols or news else None
+    return listed, _linked_files(listed, (then, [*now, *born]), symbols, census), census
+
+
+def _files(read: int, parsed: int, relinked: int, paths: tuple[list[str], set[str]]) -> dict[str, Any]:
+    """The update's ``files``: the files read, parsed, linked again, changed and added (``paths``)."""
+    changed, added = paths
+    return {
+        "read": read,
+        "reparsed": parsed,
+        "unchanged": read - parsed,
+        "relinked": relinked,
+        "added": sorted(added),
+        "changed": changed,
+        "removed": [],
+        "renamed": [],
+    }
+
+
+def _before(hashes: dict[str, str], then: Sequence[FileFacts], news: Sequence[SourceFile]) -> dict[str, Any]:
+    """Each file's content hash at the last map: the index's (``hashes``), the changed files' from their facts
+    then (``then``), none for the files added (``news``)."""
+    added = {s.path for s in news}
+    before: dict[str, Any] = {p: h for p, h in hashes.items() if p not in added}
+    before.update((f.path, f.sha) for f in then)
+    return before
+
+
+def _symbols_of(model: CodeModel, paths: set[str]) -> set[str]:
+    """The symbols the files ``paths`` (added) declare in ``model``, none of which another file shares (their
+    Module nodes, their declarations): each is a node to add (``_adds``)."""
+    return {
+        k
+        for plan in model.files
+        if plan.path in paths
+        for k in plan.symbols
+        if not k.startswith(_SHARED_KEYS)
+    }
+
+
+def _keep_index(
     indexes: TreeIndexes,
     at: tuple[str, TreeIndex, int],
-    added: tuple[Sequence[SourceFile], Sequence[Added]],
-    listed: tuple[list[tuple[str, str | None]], dict[str, str]],
+    state: GraphState,
+    local: set[str],
+    files: tuple[
+        Sequence[Any],
+        Sequence[SourceFile],
+        Sequence[SourceFile],
+        Sequence[Added],
+        list[tuple[str, str | None]] | None,
+    ],
 ) -> None:
-    """The index of the tree with the files ``added`` (as the walk read them, as the index found them): their
-    stats and hashes, their places in the walk's order with their module names (``listed``, and each Module
-    node by path), kept under the index's key (``at``: with the index and the step made)."""
+    """The tree's index after the step ``at`` made (its key, the index, the step): the elements of the files
+    linked again (``local``, from ``state``), the files changed noted, and the files added (as the walk reads
+    them, as the index found them) with their stats and hashes, their places in the walk's order with their
+    module names (``listed``: the walk's files with them) and their Module nodes."""
     key, index, step = at
-    news, found = added
-    order, modules = listed
-    index.add(found, step, [s.text for s in news])
-    index.sources = order
-    index.files.update((s.path, (s.module, modules[s.path])) for s in news)
-    indexes.put_files(key, index)
+    changed, edited, news, found, listed = files
+    rows = file_elements(state)  # once: it reads every element of the part loaded
+    indexes.put_elements(key, {p: rows.get(p, []) for p in local})
+    index.note(list(changed), step, [s.text for s in edited])
+    if news and listed is not None:
+        modules = module_nodes(state)
+        index.add(found, step, [s.text for s in news])
+        index.sources = listed
+        index.files.update((s.path, (s.module, modules[s.path])) for s in news)
+        indexes.put_files(key, index)
 
 
 __all__ = ["update_bodies"]

@@ -39,6 +39,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -189,6 +190,50 @@ def _moved_calls(
     return out
 
 
+Added3 = tuple[list[SourceFile], Sequence[Added], list[tuple[str, str | None]] | None]
+"""Files added (``igg.mapping.added``): as the walk reads and names them, as the index found them, and the
+walk's files the index keeps (``TreeIndex.sources``) when read."""
+
+
+def _news(
+    paths: Sequence[Path],
+    key: str,
+    indexes: TreeIndexes,
+    added: Sequence[Added],
+    *,
+    max_bytes: int,
+    chosen: Sequence[str] | None,
+) -> Added3 | None:
+    """The files ``added`` (``TreeIndex.changed``) read as the walk reads them and named as it names them
+    (``added.added_sources``); None when one is not a file an update takes alone."""
+    if not added:
+        return [], added, None
+    listed = indexes.sources(key)
+    read = added_sources(paths, added, listed, max_bytes=max_bytes, chosen=chosen) if listed else None
+    return (read, added, listed) if read is not None else None
+
+
+def _bodies(
+    paths: Sequence[Path],
+    sid: str,
+    tree: tuple[str, TreeIndex, Sequence[Changed]],
+    edited: list[SourceFile],
+    news: Added3,
+    indexes: TreeIndexes,
+    options: dict[str, Any],
+    facts: tuple[Sequence[FileFacts], Sequence[FileFacts]],
+    request: Any,
+) -> UpdateResult | None:
+    """``bodies.update_bodies`` of the files changed (``edited``, their ``facts`` then and now) and added."""
+    from igg.mapping.bodies import update_bodies
+
+    last = tree[1].last_step
+    kept = partial(indexes.calls, sid, last)
+    return update_bodies(
+        paths, sid, tree, facts, edited, indexes=indexes, kept=kept, request=request, added=news, **options
+    )
+
+
 def _files(index: TreeIndex, edits: Sequence[_Edit]) -> dict[str, Any]:
     """The update's ``files``: every file read, the edited ones parsed again and linked again none."""
     return {
@@ -226,33 +271,11 @@ def update_same_facts(
     edits = _edits(paths, index, changed, max_bytes=max_bytes, chosen=chosen)
     if edits is None:
         return None
-    news: tuple[list[SourceFile], Sequence[Added], list[tuple[str, str | None]] | None] = ([], added, None)
-    if added:
-        listed = indexes.sources(key)
-        read = added_sources(paths, added, listed, max_bytes=max_bytes, chosen=chosen) if listed else None
-        if read is None:
-            return None
-        news = (read, added, listed)
-
-    def bodies(facts: tuple[Sequence[FileFacts], Sequence[FileFacts]], request: Any) -> UpdateResult | None:
-        from igg.mapping.bodies import update_bodies
-
-        return update_bodies(
-            paths,
-            sid,
-            tree,
-            facts,
-            [e.source for e in edits or ()],
-            store_path=store_path,
-            clock=clock,
-            started=started,
-            commit_of=commit_of,
-            indexes=indexes,
-            kept=lambda shas: indexes.calls(sid, index.last_step, shas),
-            request=request,
-            added=news,
-        )
-
+    news = _news(paths, key, indexes, added, max_bytes=max_bytes, chosen=chosen)
+    if news is None:
+        return None
+    options = {"store_path": store_path, "clock": clock, "started": started, "commit_of": commit_of}
+    bodies = partial(_bodies, paths, sid, tree, [e.source for e in edits], news, indexes, options)
     if not edits:  # files added alone
         return bodies(([], []), None)
     seconds = {"walk": clock() - started}

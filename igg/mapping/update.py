@@ -140,10 +140,8 @@ def update_map(
                     indexes=indexes,
                     added=added,
                 )
-                if kept is not None:
-                    indexes.put(
-                        key, index, files=False
-                    )  # noted: its files' new stats and bytes, the step kept
+                if kept is not None:  # noted: its files' new stats and bytes, the step kept
+                    indexes.put(key, index, files=False)
                     return kept
             from igg.mapping.remap import remap
 
