@@ -1,0 +1,189 @@
+"""A file added beside others of its language is updated without walking the tree or loading the graph: the
+tree's index finds it in a folder that holds what it held (``TreeIndex.changed``), it is read and named as
+the walk would (``igg.mapping.added``), and linked with the files that name what it declares or import its
+path (``remap._moved_names``), whose elements alone are loaded (``igg.mapping.bodies``). Each step here is
+judged against a fresh map of the same tree, and the index's rows against the graph's."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from igg.codemap.treeindex import Added, TreeIndex
+from igg.codemap.walk import walk
+from igg.mapping.updated import file_elements
+from igg.service import map_code
+from igg.store import SessionStore
+from tests.codegraph import CODE_FIXTURES, map_into_store
+from tests.unit.test_bodies import _rows, _taken
+from tests.unit.test_code_update import graph_of
+
+_TS_LATER = "export function later(): number {\n  return 1;\n}\n"
+_TS_USE = 'import { later } from "./later";\n\nexport function use(): number {\n  return later();\n}\n'
+
+# (files first mapped, then the edits in turn: (path, text or None to delete it, whether the update takes
+# this path)); ky beside each tree, so that no edit is large enough to keep a snapshot of the whole graph
+CASES = {
+    "a TypeScript file another imported before it was written, then edited, then removed": (
+        {"app/a.ts": "export const n = 1;\n", "app/use.ts": _TS_USE, "app/side.ts": 'import "./later.js";\n'},
+        [
+            ("app/later.ts", _TS_LATER, True),
+            ("app/later.ts", _TS_LATER + "\nexport function again(): number {\n  return later();\n}\n", True),
+            ("app/later.ts", None, False),  # removed: the general path
+        ],
+    ),
+    "a TypeScript file added with the file that imports it": (
+        {"app/a.ts": "export const n = 1;\n", "app/use.ts": "export const m = 2;\n"},
+        [("app/later.ts", _TS_LATER, True), ("app/use.ts", _TS_USE, True)],
+    ),
+    "two TypeScript files added in one folder, a class implementing an interface of the other": (
+        {"app/a.ts": "export const n = 1;\n"},
+        [
+            ("app/shape.ts", "export interface Shape {\n  area(): number;\n}\n", True),
+            (
+                "app/square.ts",
+                'import { Shape } from "./shape";\n\nexport class Square implements Shape {\n'
+                "  area(): number {\n    return 4;\n  }\n}\n",
+                True,
+            ),
+        ],
+    ),
+    "a Python module another imported before it was written (the program solved again)": (
+        {
+            "app/__init__.py": "",
+            "app/a.py": "def one():\n    return 1\n",
+            "app/use.py": "from app import later\n\n\ndef use():\n    return later.run()\n",
+        },
+        [("app/later.py", "from app.a import one\n\n\ndef run():\n    return one()\n", True)],
+    ),
+    "a Go file adding a method to a type of its package": (
+        {
+            "go/go.mod": "module example.com/m\n\ngo 1.21\n",
+            "go/p/t.go": "package p\n\ntype T struct{}\n\nfunc Use(t T) int {\n\treturn t.Size()\n}\n",
+        },
+        [("go/p/size.go", "package p\n\nfunc (t T) Size() int {\n\treturn 1\n}\n", True)],
+    ),
+    "a Java class another names before it was written": (
+        {
+            "java/com/acme/A.java": "package com.acme;\n\npublic class A {\n"
+            "    public int use(Later l) {\n        return l.run();\n    }\n}\n",
+        },
+        [
+            (
+                "java/com/acme/Later.java",
+                "package com.acme;\n\npublic class Later {\n"
+                "    public int run() {\n        return 1;\n    }\n}\n",
+                True,
+            )
+        ],
+    ),
+    "files the general path takes: an index file, a file in a new folder, a Java interface": (
+        {
+            "app/a.ts": "export const n = 1;\n",
+            "java/com/acme/A.java": "package com.acme;\n\npublic class A {\n}\n",
+        },
+        [
+            ("app/index.ts", 'export { n } from "./a";\n', False),
+            ("app/sub/b.ts", "export const b = 2;\n", False),
+            (
+                "java/com/acme/Run.java",
+                "package com.acme;\n\npublic interface Run {\n    int run();\n}\n",
+                False,
+            ),
+        ],
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_a_file_added_is_updated_from_the_files_that_name_it_as_a_fresh_map(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each edit in turn: the path expected takes it (True: the files it reaches, loaded alone, the whole
+    graph never loaded; False: the general path), the stored graph equals a fresh map's, and the index holds
+    each file's elements as the graph does, which the next update reads."""
+    files, edits = CASES[name]
+    tree, store = tmp_path / "tree", tmp_path / "s.db"
+    shutil.copytree(CODE_FIXTURES / "typescript" / "ky", tree / "ky")
+    for path, text in files.items():
+        (tree / path).parent.mkdir(parents=True, exist_ok=True)
+        (tree / path).write_text(text, encoding="utf-8")
+    map_into_store(tree, store)
+    load_state = SessionStore.load_state
+    for n, (path, text, alone) in enumerate(edits):
+        existed = (tree / path).exists()
+        if text is None:
+            (tree / path).unlink()
+        else:
+            (tree / path).parent.mkdir(parents=True, exist_ok=True)
+            (tree / path).write_text(text, encoding="utf-8")
+        with monkeypatch.context() as m:
+            if alone:
+                m.setattr(SessionStore, "load_state", _whole)
+            taken, result = _taken(tree, store, monkeypatch)
+        assert taken is alone, (path, result.files)
+        assert path in (
+            result.files["changed"] if existed and text else result.files["added" if text else "removed"]
+        ), result.files
+        monkeypatch.setattr(SessionStore, "load_state", load_state)
+        fresh = tmp_path / f"fresh{n}.db"
+        map_code([tree], agent="code", jobs=1, store=fresh, session_id="f")
+        assert graph_of(store, "m") == graph_of(fresh, "f"), (name, n)
+        if alone:
+            rows = {p: set(ids) for p, ids in file_elements(SessionStore(store).load_state("m")[1]).items()}
+            assert _rows(store) == rows, (name, n)
+    again, result = _taken(tree, store, monkeypatch)  # nothing changed since: the index answers
+    assert (again, result.files["reparsed"], result.graph["nodes_added"]) == (False, 0, 0)
+    assert result.seconds["load"] == 0.0
+
+
+def _whole(*_: object, **__: object) -> None:
+    raise AssertionError("the whole graph was loaded")
+
+
+def _indexed(tree: Path) -> TreeIndex:
+    walked = walk([tree], listings=True)
+    return TreeIndex.of(walked, "s", 1)
+
+
+def _aged(tree: Path) -> None:
+    """Every file and folder of ``tree`` dated an hour back: times a walk can trust (``RACY_NS``)."""
+    for folder, dirs, names in os.walk(tree):
+        for name in [*dirs, *names, ""]:
+            path = os.path.join(folder, name)
+            stat = os.stat(path)
+            os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns - 3_600_000_000_000))
+
+
+def test_the_index_tells_files_added_to_a_folder_from_any_other_change(tmp_path: Path) -> None:
+    """A source file added to a folder that holds what it held is reported with its bytes; a file of no
+    language read changes nothing; a folder added, a file gone, or no ``added`` list asked for answer None
+    (the general path walks the tree)."""
+    tree = tmp_path / "tree"
+    (tree / "app").mkdir(parents=True)
+    (tree / "app" / "a.py").write_text("A = 1\n")
+    index = _indexed_at(tree)
+    (tree / "app" / "notes.txt").write_text("nothing read\n")
+    added: list[Added] = []
+    assert index.changed(added=added) == [] and added == []
+    (tree / "app" / "b.py").write_text("B = 2\n")
+    index = _indexed_at(tree)
+    (tree / "app" / "c.py").write_text("C = 3\n")
+    assert index.changed() is None  # no list for added files: a folder changed
+    assert index.changed(added=added) == []
+    assert [(path, data) for path, data, _ in added] == [(str(tree / "app" / "c.py"), b"C = 3\n")]
+    index = _indexed_at(tree)
+    (tree / "app" / "sub").mkdir()
+    assert index.changed(added=[]) is None
+    index = _indexed_at(tree)
+    (tree / "app" / "b.py").unlink()
+    (tree / "app" / "d.py").write_text("D = 4\n")
+    assert index.changed(added=[]) is None
+
+
+def _indexed_at(tree: Path) -> TreeIndex:
+    _aged(tree)
+    return _indexed(tree)
