@@ -24,9 +24,11 @@ Each command runs as the user runs it, ``python -m igg ...`` in a subprocess, ti
   after a function added to a file of each language (a declaration: the files naming it linked with it,
   those of its language read, the census telling whether another language's symbol holds its identity;
   the TypeScript one exported, and ``check --since`` timed after it: the kept graph of imports linked again)
-  and after a Python file added beside others
-  (every Python file is linked again: its language's imports may now find it), each committed, with the peak
-  memory of that process alone (``PEAK``), and whether the graph still equals a fresh map's;
+  after a TypeScript and a Python file added beside others (the files that name what it declares or import
+  its path linked with it, their elements alone loaded: ``igg.mapping.added``; in Python the program solved
+  again), and after that Python file removed (the general path: the files naming it linked), each
+  committed, with the peak memory of that process alone (``PEAK``), and whether the graph still equals a
+  fresh map's;
 - whether the updated session's graph equals the graph a fresh map of the new tree builds, element ids
   aside: what the static agent places of the linked tree (``igg.mapping.difference.desired_graph``, the nodes
   and edges a fresh map proposes), read in this process with the facts cache, against the stored session's
@@ -82,6 +84,9 @@ TARGETS = {
     "update_py_function_added_s": 2.0,
     "update_ts_import_added_s": 2.0,
     "update_py_import_added_s": 2.0,
+    "update_ts_file_added_s": 2.0,
+    "update_py_file_added_s": 2.0,
+    "update_py_file_removed_s": 2.0,
     "update_noop_s": 0.5,
     "check_since_s": 3.0,
     "check_since_kept_s": 3.0,
@@ -99,6 +104,11 @@ language, by its name's pattern (a tree kept with ``--keep`` may hold one: the n
 LIMITS = ["--max-nodes", "100000000", "--max-edges", "1000000000"]
 NOOP_RUNS = 5
 """No-op updates timed after the one-file update (their median is the figure)."""
+
+
+FILES_ADDED = {"ts": "m4*.ts", "py": "m4*.py"}
+"""A module of each language (by its name's pattern) copied beside itself under another name: a file added
+(``igg.mapping.added``)."""
 
 
 def git(repo: Path, *args: str) -> None:
@@ -382,15 +392,19 @@ def run(root: Path, files: int, mapped: bool = False) -> dict[str, Any]:
     for language, (pattern, _, _) in IMPORTS_ADDED.items():  # an import: the files naming what it binds
         import_edit(sorted(tree.rglob(pattern))[0], language)
         timed_update(out, f"update_{language}_import_added", repo, store)
-    module = sorted(tree.rglob("m4*.py"))[0]
-    added = next(  # a tree kept from an earlier run (--keep) holds the files it added
-        module.parent / f"added{n}_{module.name}"
-        for n in range(1000)
-        if not (module.parent / f"added{n}_{module.name}").exists()
-    )
-    added.write_text(module.read_text(encoding="utf-8"), encoding="utf-8")
+    for language, pattern in FILES_ADDED.items():  # a copy of a module beside it: the files naming it linked
+        module = sorted(tree.rglob(pattern))[0]
+        added = next(  # a tree kept from an earlier run (--keep) holds the files it added
+            module.parent / f"added{n}_{module.name}"
+            for n in range(1000)
+            if not (module.parent / f"added{n}_{module.name}").exists()
+        )
+        added.write_text(module.read_text(encoding="utf-8"), encoding="utf-8")
+        git(repo, "add", "-A")
+        timed_update(out, f"update_{language}_file_added", repo, store)
+    added.unlink()  # the last one (Python's) removed: the general path, the files naming it linked
     git(repo, "add", "-A")
-    timed_update(out, "update_file_added", repo, store)
+    timed_update(out, "update_py_file_removed", repo, store)
     say(out, "updates_equal_fresh_map", same_as_fresh(tree, store))
 
     measured = {
@@ -408,6 +422,11 @@ def run(root: Path, files: int, mapped: bool = False) -> dict[str, Any]:
             f"update_{language}_import_added_s": out[f"update_{language}_import_added"]["wall_s"]
             for language in IMPORTS_ADDED
         },
+        **{
+            f"update_{language}_file_added_s": out[f"update_{language}_file_added"]["wall_s"]
+            for language in FILES_ADDED
+        },
+        "update_py_file_removed_s": out["update_py_file_removed"]["wall_s"],
         "update_noop_s": out["update_noop"]["wall_s"],
         "check_since_s": out["check_since"]["wall_s"],
         "check_since_kept_s": out["check_since_kept"]["wall_s"],

@@ -4,6 +4,7 @@ graph a fresh map would build applied as one step (see ``igg.mapping.update`` fo
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -234,8 +235,7 @@ def _moved_names(f: FileFacts, facts: Sequence[FileFacts]) -> tuple[set[str], st
     if any(g.config is not None and g.language == f.language and stem in repr(g.config) for g in facts):
         return None
     method_sets = get_language(f.language).method_sets
-    module = f.module.replace("/", ".").rpartition(".")[2]
-    names = {stem, module, *(part for k in f.exports for part in k.split("."))}
+    names = {stem, *(name for k in _own_exports(f, facts) for name in _IDENTIFIER.findall(k))}
     own = {t.qualified: t for t in f.types}
     local = {t.qualified.rpartition(".")[2] for t in f.types}
     for t in f.types:
@@ -249,6 +249,21 @@ def _moved_names(f: FileFacts, facts: Sequence[FileFacts]) -> tuple[set[str], st
             names.add(c.name)
     names.discard("")
     return names, stem
+
+
+def _own_exports(f: FileFacts, facts: Sequence[FileFacts]) -> list[str]:
+    """The exported names of ``f`` but a package clause another file of its package states alike (Go's
+    ``{"package": NAME}``: the package keeps its name)."""
+    return [k for k in f.exports if k != "package" or not _alike(f, facts, k)]
+
+
+def _alike(f: FileFacts, facts: Sequence[FileFacts], key: str) -> bool:
+    """Whether another file of the package of ``f`` exports ``key`` as ``f`` does."""
+    value = f.exports[key]
+    return any(g.package == f.package and g.path != f.path and g.exports.get(key) == value for g in facts)
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*")
 
 
 def _dispatched_alone(owner: TypeDecl | None, local: set[str], method_sets: bool) -> bool:

@@ -437,8 +437,8 @@ def _print_update(result: Any) -> None:
             if not linked
             else (
                 f"{linked} of {files['read']}: the changed files and those naming what changed "
-                "(every file of a language whose files came or went; when Python calls or bindings "
-                "changed, every Python file or those whose calls changed)"
+                "(with a file that came or went, the files naming it or importing its path; when Python "
+                "calls or bindings changed, every Python file or those whose calls changed)"
                 if linked < files["read"]
                 else (
                     f"all {linked}: files came or went, or an import, a supertype, "
