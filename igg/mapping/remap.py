@@ -232,12 +232,13 @@ def _moved_names(f: FileFacts, facts: Sequence[FileFacts]) -> tuple[set[str], st
     functional = get_language(f.language).functional_types
     if stem == "index" or functional and any(c.abstract for c in f.callables):
         return None
-    if any(g.config is not None and g.language == f.language and stem in repr(g.config) for g in facts):
+    named = re.compile(rf"(?<![\w$-]){re.escape(stem)}(?![\w$-])")
+    if any(g.config is not None and g.language == f.language and named.search(repr(g.config)) for g in facts):
         return None
     method_sets = get_language(f.language).method_sets
     names = {stem, *(name for k in _own_exports(f, facts) for name in _IDENTIFIER.findall(k))}
     own = {t.qualified: t for t in f.types}
-    local = {t.qualified.rpartition(".")[2] for t in f.types}
+    local = _unnamed_elsewhere(f, facts)
     for t in f.types:
         names.update((t.qualified.rpartition(".")[2], "<init>"))
     for c in f.callables:
@@ -249,6 +250,20 @@ def _moved_names(f: FileFacts, facts: Sequence[FileFacts]) -> tuple[set[str], st
             names.add(c.name)
     names.discard("")
     return names, stem
+
+
+def _unnamed_elsewhere(f: FileFacts, facts: Sequence[FileFacts]) -> set[str]:
+    """The names of the types ``f`` declares that no other file of its language mentions: no declaration of
+    another file is written with one (a function returning it), through which a file that names neither the
+    type nor ``f`` would call its methods."""
+    marks = {t.qualified.rpartition(".")[2]: f"\n{t.qualified.rpartition('.')[2]}\n" for t in f.types}
+    for g in facts:
+        if g.language != f.language or g.path == f.path or not marks:
+            continue
+        if g.names is None:
+            return set()
+        marks = {name: mark for name, mark in marks.items() if mark not in g.names}
+    return set(marks)
 
 
 def _own_exports(f: FileFacts, facts: Sequence[FileFacts]) -> list[str]:
@@ -268,10 +283,11 @@ _IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*")
 
 def _dispatched_alone(owner: TypeDecl | None, local: set[str], method_sets: bool) -> bool:
     """Whether a method of ``owner``, a type declared in a file added or removed, is found by other files
-    only through that type: it names no supertype but those the file declares too (``local``: their names),
-    and its language does not compute what implements what from method sets. Another file then calls it on
-    a value of that type, and names the type, or a declaration that does (a file linked again)."""
-    if owner is None or method_sets:
+    only through that type: no other file names it, nor a supertype of it but those the file declares too
+    (``local``: their names, ``_unnamed_elsewhere``), and its language does not compute what implements what
+    from method sets. Another file then calls it on a value of that type, and names the type (a file linked
+    again)."""
+    if owner is None or method_sets or owner.qualified.rpartition(".")[2] not in local:
         return False
     return all(s.partition("<")[0].rpartition(".")[2] in local for s in (*owner.extends, *owner.implements))
 

@@ -51,6 +51,22 @@ CASES = {
             ),
         ],
     ),
+    "a Java class another returned before it was written, whose method a third calls through it": (
+        {
+            "java/com/acme/Y.java": "package com.acme;\n\npublic class Y {\n"
+            "    public static T get() {\n        return new T();\n    }\n}\n",
+            "java/com/acme/X.java": "package com.acme;\n\npublic class X {\n"
+            "    public int use() {\n        return Y.get().size();\n    }\n}\n",
+        },
+        [
+            (
+                "java/com/acme/T.java",
+                "package com.acme;\n\npublic class T {\n"
+                "    public int size() {\n        return 1;\n    }\n}\n",
+                True,
+            )
+        ],
+    ),
     "a Python module another imported before it was written (the program solved again)": (
         {
             "app/__init__.py": "",
