@@ -488,14 +488,15 @@ def test_a_file_added_removed_or_renamed_in_each_language_links_the_files_naming
     """A file added or removed links the files of its language that name what it declares or import its
     path (``remap._moved_names``): a few of them in TypeScript and Java, but in Python, whose calls are one
     program, every one, and in Go, whose method sets decide what implements what, those that call one of
-    its methods' names (here, most). A method renamed links the files of its language that name it."""
+    its methods' names (here, most); so does a file removed whose types other files name (here, most). A
+    method renamed links the files of its language that name it."""
     tree, store = _copy(generated, tmp_path / "tree")
     GENERATED_MOVES[name](tree)
     result = update_map([tree], store, session_id="m", jobs=1)
     files = result.files
     assert files["added"] or files["removed"] or files["changed"]
     language = [p for p in tree.rglob("*") if language_of(p.name) == name.split()[0]]
-    if name.split()[0] in ("python", "go") or name.endswith("renamed"):
+    if name.split()[0] in ("python", "go") or name.endswith(("renamed", "removed")):
         assert files["read"] // 5 < files["relinked"] <= len(language), files
     else:
         assert 0 < files["relinked"] <= len(language) // 2, files
