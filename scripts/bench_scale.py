@@ -399,7 +399,11 @@ def run(root: Path, files: int, mapped: bool = False) -> dict[str, Any]:
             for n in range(1000)
             if not (module.parent / f"added{n}_{module.name}").exists()
         )
-        added.write_text(module.read_text(encoding="utf-8"), encoding="utf-8")
+        number = module.stem.removeprefix("m")  # its declarations renamed, as a new module's are its own
+        text = re.sub(
+            rf"\b([IKf]){number}\b", rf"\g<1>{number}{added.stem.partition('_')[0]}", module.read_text()
+        )
+        added.write_text(text, encoding="utf-8")
         git(repo, "add", "-A")
         timed_update(out, f"update_{language}_file_added", repo, store)
     added.unlink()  # the last one (Python's) removed: the general path, the files naming it linked
