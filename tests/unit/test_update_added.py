@@ -7,7 +7,6 @@ judged against a fresh map of the same tree, and the index's rows against the gr
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
 import pytest
@@ -15,11 +14,10 @@ import pytest
 from igg.codemap.treeindex import Added, TreeIndex
 from igg.codemap.walk import walk
 from igg.mapping.updated import file_elements
-from igg.service import map_code
 from igg.store import SessionStore
-from tests.codegraph import CODE_FIXTURES, map_into_store
 from tests.unit.test_bodies import _rows, _taken
 from tests.unit.test_code_update import graph_of
+from tests.unit.test_update_imports import fresh_graph, mapped_beside_ky, updated
 
 _TS_LATER = "export function later(): number {\n  return 1;\n}\n"
 _TS_USE = 'import { later } from "./later";\n\nexport function use(): number {\n  return later();\n}\n'
@@ -122,13 +120,7 @@ def test_a_file_added_is_updated_from_the_files_that_name_it_as_a_fresh_map(
     graph never loaded; False: the general path), the stored graph equals a fresh map's, and the index holds
     each file's elements as the graph does, which the next update reads."""
     files, edits = CASES[name]
-    tree, store = tmp_path / "tree", tmp_path / "s.db"
-    shutil.copytree(CODE_FIXTURES / "typescript" / "ky", tree / "ky")
-    for path, text in files.items():
-        (tree / path).parent.mkdir(parents=True, exist_ok=True)
-        (tree / path).write_text(text, encoding="utf-8")
-    map_into_store(tree, store)
-    load_state = SessionStore.load_state
+    tree, store = mapped_beside_ky(tmp_path, files)
     for n, (path, text, alone) in enumerate(edits):
         existed = (tree / path).exists()
         if text is None:
@@ -136,28 +128,17 @@ def test_a_file_added_is_updated_from_the_files_that_name_it_as_a_fresh_map(
         else:
             (tree / path).parent.mkdir(parents=True, exist_ok=True)
             (tree / path).write_text(text, encoding="utf-8")
-        with monkeypatch.context() as m:
-            if alone:
-                m.setattr(SessionStore, "load_state", _whole)
-            taken, result = _taken(tree, store, monkeypatch)
-        assert taken is alone, (path, result.files)
+        result = updated(tree, store, monkeypatch, alone)
         assert path in (
             result.files["changed"] if existed and text else result.files["added" if text else "removed"]
         ), result.files
-        monkeypatch.setattr(SessionStore, "load_state", load_state)
-        fresh = tmp_path / f"fresh{n}.db"
-        map_code([tree], agent="code", jobs=1, store=fresh, session_id="f")
-        assert graph_of(store, "m") == graph_of(fresh, "f"), (name, n)
+        assert graph_of(store, "m") == fresh_graph(tree, tmp_path / f"fresh{n}.db"), (name, n)
         if alone:
             rows = {p: set(ids) for p, ids in file_elements(SessionStore(store).load_state("m")[1]).items()}
             assert _rows(store) == rows, (name, n)
     again, result = _taken(tree, store, monkeypatch)  # nothing changed since: the index answers
     assert (again, result.files["reparsed"], result.graph["nodes_added"]) == (False, 0, 0)
     assert result.seconds["load"] == 0.0
-
-
-def _whole(*_: object, **__: object) -> None:
-    raise AssertionError("the whole graph was loaded")
 
 
 def _indexed(tree: Path) -> TreeIndex:

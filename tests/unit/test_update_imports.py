@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -88,25 +89,40 @@ def test_an_import_edit_updates_the_files_it_reaches_as_a_fresh_map(
     general path), and the stored graph equals a fresh map's (ky beside the tree, so that no edit is large
     enough to keep a snapshot of the whole graph)."""
     files, edits = CASES[name]
+    tree, store = mapped_beside_ky(tmp_path, files)
+    for n, (path, text, alone) in enumerate(edits):
+        (tree / path).write_text(text, encoding="utf-8")
+        result = updated(tree, store, monkeypatch, alone)
+        assert result.files["changed"] == [path]
+        assert graph_of(store, "m") == fresh_graph(tree, tmp_path / f"fresh{n}.db"), (name, n)
+
+
+def updated(tree: Path, store: Path, monkeypatch: pytest.MonkeyPatch, alone: bool) -> Any:
+    """One update of ``tree``'s session ``m`` in ``store``, its result: taken by the files it reaches,
+    the whole graph never loaded, when ``alone``, else by the general path (asserted)."""
+    with monkeypatch.context() as m:
+        if alone:
+            m.setattr(SessionStore, "load_state", _whole)
+        taken, result = _taken(tree, store, monkeypatch)
+    assert taken is alone, result.files
+    return result
+
+
+def fresh_graph(tree: Path, store: Path) -> Any:
+    """The graph a fresh map of ``tree`` into ``store`` makes (``graph_of``)."""
+    map_code([tree], agent="code", jobs=1, store=store, session_id="f")
+    return graph_of(store, "f")
+
+
+def mapped_beside_ky(tmp_path: Path, files: dict[str, str]) -> tuple[Path, Path]:
+    """A tree of ``files`` (path -> text) with ky beside them, mapped into a store: (the tree, the store)."""
     tree, store = tmp_path / "tree", tmp_path / "s.db"
     shutil.copytree(CODE_FIXTURES / "typescript" / "ky", tree / "ky")
     for path, text in files.items():
         (tree / path).parent.mkdir(parents=True, exist_ok=True)
         (tree / path).write_text(text, encoding="utf-8")
     map_into_store(tree, store)
-    load_state = SessionStore.load_state
-    for n, (path, text, alone) in enumerate(edits):
-        (tree / path).write_text(text, encoding="utf-8")
-        with monkeypatch.context() as m:
-            if alone:
-                m.setattr(SessionStore, "load_state", _whole)
-            taken, result = _taken(tree, store, monkeypatch)
-        assert taken is alone, (path, result.files)
-        assert result.files["changed"] == [path]
-        monkeypatch.setattr(SessionStore, "load_state", load_state)
-        fresh = tmp_path / f"fresh{n}.db"
-        map_code([tree], agent="code", jobs=1, store=fresh, session_id="f")
-        assert graph_of(store, "m") == graph_of(fresh, "f"), (name, n)
+    return tree, store
 
 
 def _whole(*_: object, **__: object) -> None:
