@@ -14,7 +14,7 @@ request keeps).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,15 +46,24 @@ def _placed_relations(fit: SchemaFit) -> Iterator[tuple[str, Relation, str]]:
                     yield plan.path, rel, label
 
 
-def model_graph(model: CodeModel, schema: CompiledSchema) -> DepGraph:
+def model_graph(model: CodeModel, schema: CompiledSchema, paths: Collection[str] | None = None) -> DepGraph:
     """The rules' graph of the map ``model`` gives in ``schema``: its nodes and edges, each edge at its first
-    site (in source order, as the map's edge has it)."""
-    fit = SchemaFit(model, schema)
+    site (in source order, as the map's edge has it). ``paths``: the edges of those files alone, and the
+    nodes of their symbols and of their edges' ends (a model linked with ``only=paths``:
+    ``igg.mapping.spliced``)."""
+    ends: set[str] | None = None
+    if paths is not None:
+        plans = [plan for plan in model.files if plan.path in paths]
+        ends = {key for plan in plans for key in plan.symbols}
+        ends.update(end for plan in plans for r in plan.relations for end in (r.source, r.target))
+    fit = SchemaFit(model, schema, only=ends)
     graph = DepGraph()
     for key, placed in fit.placed.items():
         graph.add_node(make_node(key, placed.label, placed.properties))
     sites = fit.edge_properties()  # the first site, as the map's edge carries it
     for path, rel, label in _placed_relations(fit):
+        if paths is not None and path not in paths:
+            continue
         first = sites.get((label, rel.source, rel.target))
         graph.add_edge(
             Edge(

@@ -41,11 +41,13 @@ from typing import Any
 from igg.codemap.cache import FactsCache
 from igg.codemap.facts import FileFacts
 from igg.codemap.language import Reads
+from igg.codemap.model import CodeModel
 from igg.codemap.sources import SourceFile
 from igg.codemap.treeindex import TreeIndex, index_key
 from igg.codemap.walk import DEFAULT_MAX_BYTES, WALK_NAMES, WalkResult, listing_of, read_bytes_as_walked
 from igg.mapping.prepare import imports_view, parse_all
 from igg.mapping.since import TreeState, linked_alike, linked_state, named_alike, relink
+from igg.mapping.spliced import spliced_graph
 from igg.record.logs import get_logger
 from igg.rules.depgraph import DepGraph, Edge, Node
 
@@ -201,10 +203,18 @@ def _relinked(
     the tree (a walk reads every file to hash it); the new graph kept. None: a file's facts are gone from the
     cache (the tree is mapped). ``linked_from``: the kept graph and the facts it had of the files read again
     (``TreeState.linked_from``)."""
-    linked = relink(list(kept.files), known, KeptFacts(kept.files, cache, {}), kept.files, cache, reads)
-    if linked is None:
-        return None
-    model, graph, facts = linked
+    model: CodeModel | None = None
+    facts: Mapping[str, FileFacts] = KeptFacts(kept.files, cache, known)
+    graph = (
+        spliced_graph(kept.graph, list(kept.files), kept.files, cache, (linked_from[1], known))
+        if reads == "imports"
+        else None
+    )
+    if graph is None:
+        linked = relink(list(kept.files), known, KeptFacts(kept.files, cache, {}), kept.files, cache, reads)
+        if linked is None:
+            return None
+        model, graph, facts = linked
     kept.graph = graph
     files, parsed = changed
     kept.index.note(files, kept.index.last_step)

@@ -4,7 +4,6 @@ graph a fresh map would build applied as one step (see ``igg.mapping.update`` fo
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -13,7 +12,7 @@ from igg.act.counts import COUNTS
 from igg.act.difference import Difference
 from igg.agents.code.mapping import SchemaFit
 from igg.codemap.cache import FactsCache, content_hash
-from igg.codemap.facts import FileFacts, TypeDecl
+from igg.codemap.facts import FileFacts
 from igg.codemap.language import get as get_language
 from igg.codemap.language import is_config, is_stub
 from igg.codemap.link import link
@@ -26,6 +25,7 @@ from igg.graph.state import GraphState
 from igg.mapping.declared import changed_names, imports_flow
 from igg.mapping.difference import plan_difference, plan_file_difference
 from igg.mapping.limits import check_update_size
+from igg.mapping.moved import imports_stem, moved_names
 from igg.mapping.touched import Moved, alone, named_then, renamed
 from igg.mapping.updated import (
     UpdateResult,
@@ -144,7 +144,7 @@ def _mentioning(
 ) -> set[str] | None:
     """``reach`` and every other file of the languages ``flowed``, or of the languages of ``named`` (names,
     languages) that mentions one of its names or imports a path whose last part is one of ``stems`` (a file
-    added or removed: ``_moved_names``), or a name a file so found binds or exports one of them by
+    added or removed: ``moved.moved_names``), or a name a file so found binds or exports one of them by
     (``_renamed``: ``from m import X as Z``, ``export { X as Z } from``, ``export default X``), and so on
     (no analyzer resolves a name across languages: HTTP routes, the one join across them, link every file);
     None when such a file's facts keep no names."""
@@ -160,7 +160,7 @@ def _mentioning(
                 continue
             elif f.names is None:  # facts cached before names were kept: nothing to go by
                 return None
-            elif any(m in f.names for m in marks) or (stems and _imports_stem(f, stems)):
+            elif any(m in f.names for m in marks) or (stems and imports_stem(f, stems)):
                 reach.add(f.path)
         renamed = {
             r for f in facts if f.path in reach and f.language in languages for r in _renamed(f, names)
@@ -195,11 +195,11 @@ def _moved_reach(
     handlers: set[str],
 ) -> tuple[set[str], set[str], set[str]] | None:
     """What the files ``added`` and ``removed`` (see ``_reach``) reach: the names other files find their
-    declarations by and the last parts of the paths other files import them by (``_moved_names``), and their
-    languages (whose files alone can: no analyzer resolves a name across languages; where calls are one
+    declarations by and the last parts of the paths other files import them by (``moved.moved_names``), and
+    their languages (whose files alone can: no analyzer resolves a name across languages; where calls are one
     program, Python's, every file of it). None when a removed file's facts at the last map are missing, one
     states HTTP routes or declares a route's handler (``handlers``: HTTP routes, the one join across
-    languages, link every file), or ``_moved_names`` cannot tell. (A package, a table or an outside module
+    languages, link every file), or ``moved_names`` cannot tell. (A package, a table or an outside module
     that comes or goes with one is found by ``difference.plan_file_difference``.)"""
     keys = [FactsCache.key(p, module, sha or "") for p, (module, sha) in removed.items()]
     then = cache.get_many(keys, bodies=False)
@@ -211,91 +211,12 @@ def _moved_reach(
     names: set[str] = set()
     stems: set[str] = set()
     for f in files:
-        found = _moved_names(f, facts)
+        found = moved_names(f, facts)
         if found is None:
             return None
         names |= found[0]
         stems.add(found[1])
     return names, stems, {f.language for f in files}
-
-
-def _moved_names(f: FileFacts, facts: Sequence[FileFacts]) -> tuple[set[str], str] | None:
-    """The names by which other files find what ``f``, a file added or removed, declares (its callables',
-    types' and exports' names, its module's last name, ``<init>`` for a class or constructor, a method's type
-    where method sets decide what implements what: as ``declared.changed_names`` tells them of a declaration
-    that came or went), and the last part of the paths they import it by (its name without suffixes: a path
-    import names no declaration). None when its presence may change what a file finds by other means: an
-    abstract method (a functional interface types the lambdas of files that need not name it), a file named
-    ``index`` (a folder's import finds it), or a name a configuration file of its language mentions
-    (``package.json``'s ``main`` or ``exports``, ``tsconfig.json``'s ``paths``)."""
-    stem = f.path.rpartition("/")[2].partition(".")[0]
-    functional = get_language(f.language).functional_types
-    if stem == "index" or functional and any(c.abstract for c in f.callables):
-        return None
-    named = re.compile(rf"(?<![\w$-]){re.escape(stem)}(?![\w$-])")
-    if any(g.config is not None and g.language == f.language and named.search(repr(g.config)) for g in facts):
-        return None
-    method_sets = get_language(f.language).method_sets
-    names = {stem, *(name for k in _own_exports(f, facts) for name in _IDENTIFIER.findall(k))}
-    own = {t.qualified: t for t in f.types}
-    local = _unnamed_elsewhere(f, facts)
-    for t in f.types:
-        names.update((t.qualified.rpartition(".")[2], "<init>"))
-    for c in f.callables:
-        if c.owner and (c.kind == "constructor" or method_sets):
-            names.add(c.owner.rpartition(".")[2])
-        if c.kind == "constructor":
-            names.add("<init>")
-        elif not _dispatched_alone(own.get(c.owner) if c.owner else None, local, method_sets):
-            names.add(c.name)
-    names.discard("")
-    return names, stem
-
-
-def _unnamed_elsewhere(f: FileFacts, facts: Sequence[FileFacts]) -> set[str]:
-    """The names of the types ``f`` declares that no other file of its language mentions: no declaration of
-    another file is written with one (a function returning it), through which a file that names neither the
-    type nor ``f`` would call its methods."""
-    marks = {t.qualified.rpartition(".")[2]: f"\n{t.qualified.rpartition('.')[2]}\n" for t in f.types}
-    for g in facts:
-        if g.language != f.language or g.path == f.path or not marks:
-            continue
-        if g.names is None:
-            return set()
-        marks = {name: mark for name, mark in marks.items() if mark not in g.names}
-    return set(marks)
-
-
-def _own_exports(f: FileFacts, facts: Sequence[FileFacts]) -> list[str]:
-    """The exported names of ``f`` but a package clause another file of its package states alike (Go's
-    ``{"package": NAME}``: the package keeps its name)."""
-    return [k for k in f.exports if k != "package" or not _alike(f, facts, k)]
-
-
-def _alike(f: FileFacts, facts: Sequence[FileFacts], key: str) -> bool:
-    """Whether another file of the package of ``f`` exports ``key`` as ``f`` does."""
-    value = f.exports[key]
-    return any(g.package == f.package and g.path != f.path and g.exports.get(key) == value for g in facts)
-
-
-_IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*")
-
-
-def _dispatched_alone(owner: TypeDecl | None, local: set[str], method_sets: bool) -> bool:
-    """Whether a method of ``owner``, a type declared in a file added or removed, is found by other files
-    only through that type: no other file names it, nor a supertype of it but those the file declares too
-    (``local``: their names, ``_unnamed_elsewhere``), and its language does not compute what implements what
-    from method sets. Another file then calls it on a value of that type, and names the type (a file linked
-    again)."""
-    if owner is None or method_sets or owner.qualified.rpartition(".")[2] not in local:
-        return False
-    return all(s.partition("<")[0].rpartition(".")[2] in local for s in (*owner.extends, *owner.implements))
-
-
-def _imports_stem(f: FileFacts, stems: Collection[str]) -> bool:
-    """Whether ``f`` imports a path whose last part, without suffixes, is one of ``stems`` (TypeScript's
-    ``"./util/money.js"``: the file ``money.ts``, added or removed, may be what it finds)."""
-    return any(i.target.rpartition("/")[2].partition(".")[0] in stems for i in f.imports if "/" in i.target)
 
 
 def _with_bodies(

@@ -427,6 +427,13 @@ def linked_alike(a: FileFacts, b: FileFacts, reads: Reads) -> bool:
     return _as_linked(a) == _as_linked(b)
 
 
+def read_by_others(f: FileFacts) -> tuple[Any, ...]:
+    """What a link of the other files' imports reads of ``f`` (``linked_alike``'s view but its imports):
+    two facts of a file alike in it leave every other file's imports resolving as they did."""
+    view = _imports_view(f)
+    return view[:5] + view[6:]
+
+
 def _imports_view(f: FileFacts) -> tuple[Any, ...]:
     declared = languages.get(f.language).declared_for_imports(f) if f.language in languages.names() else f
     return (f.module, f.package, f.language, f.error, f.error_line, f.imports, f.config, declared)

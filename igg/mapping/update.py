@@ -16,7 +16,7 @@ a name an import added or removed binds (each cached fact keeps the names it men
 passes one of those on by (``remap._renamed``); only their own nodes and the edges going out of them are
 compared with the graph (``difference.plan_file_difference``). Files added, removed or renamed beside others
 of their language, that name no other file (``touched.alone``), link the files of their languages that name
-what they declare or import their paths (``remap._moved_names``: whose imports may now find them, or lose
+what they declare or import their paths (``moved.moved_names``: whose imports may now find them, or lose
 them; in Python every file) and are compared the same way, a package's ``CONTAINS`` of a module
 added included. Anything else (a package or folder that comes or goes, a supertype changed, facts not in the
 cache) links every file and compares the whole graph (``difference.plan_difference``). Either difference is

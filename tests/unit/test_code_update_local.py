@@ -486,7 +486,7 @@ def test_a_file_added_removed_or_renamed_in_each_language_links_the_files_naming
     generated: Path, tmp_path: Path, name: str
 ) -> None:
     """A file added or removed links the files of its language that name what it declares or import its
-    path (``remap._moved_names``): a few of them in TypeScript and Java, but in Python, whose calls are one
+    path (``moved.moved_names``): a few of them in TypeScript and Java, but in Python, whose calls are one
     program, every one, and in Go, whose method sets decide what implements what, those that call one of
     its methods' names (here, most); so does a file removed whose types other files name (here, most). A
     method renamed links the files of its language that name it."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 import subprocess
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -222,10 +223,12 @@ def test_a_commit_whose_tree_the_last_check_kept_is_judged_by_that_graph(
     origin: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Each commit checked in turn with a store (``--since HEAD~1``, the kept graph then being the parent's):
-    an import edit committed links the work tree's graph again from the kept one, and the commit is judged by
-    the kept graph itself (``baseline: kept``), where it was linked a second time; two commits since the last
-    check link the commit as before (``relinked``). Each report equals the general path's (the commit's tree
-    unpacked and mapped)."""
+    an import edit committed splices the changed files' edges into the kept graph (``igg.mapping.spliced``:
+    nothing else another file's imports read of them changed), where every file was linked again (as it
+    still is when an export went with it), and the
+    commit is judged by the kept graph itself (``baseline: kept``), where it was linked a second time; two
+    commits since the last check link the commit as before (``relinked``). Each report equals the general
+    path's (the commit's tree unpacked and mapped)."""
     repo = tmp_path / "repo"
     subprocess.run(["git", "clone", "-q", str(origin), str(repo)], check=True)
     store = tmp_path / "s.codefacts"
@@ -234,18 +237,26 @@ def test_a_commit_whose_tree_the_last_check_kept_is_judged_by_that_graph(
     relink = since.relink
     for module in (since, kept):  # the work tree's graph linked again (``kept``), the commit's (``since``)
         monkeypatch.setattr(module, "relink", lambda *a, **k: linked.append("link") or relink(*a, **k))
-    for names, baseline in (
-        (["import added"], "kept"),
-        (["ts import"], "kept"),
-        (["go import", "import gone"], "kept"),  # two files of one commit
-        (["import moved"], "kept"),  # on another line: the graph of imports looks at lines
+    splice = kept.spliced_graph
+
+    def spliced(*args: Any, **kwargs: Any) -> Any:
+        found = splice(*args, **kwargs)
+        linked.extend(["splice"] if found is not None else [])
+        return found
+
+    monkeypatch.setattr(kept, "spliced_graph", spliced)
+    for names, baseline, how in (
+        (["import added"], "kept", "splice"),
+        (["ts import"], "kept", "link"),  # its export went too: another file's import may read it
+        (["go import", "import gone"], "kept", "splice"),  # two files of one commit
+        (["import moved"], "kept", "splice"),  # on another line: the graph of imports looks at lines
     ):
         for name in names:
             write(repo, *shop.IMPORTS[name])
         _commit(repo)
         linked.clear()
         fast = run_check(repo / "rules.toml", paths=[repo / "shop"], since="HEAD~1", cache=FactsCache(store))
-        assert (fast.baseline, linked) == (baseline, ["link"]), names
+        assert (fast.baseline, linked) == (baseline, [how]), names
         general = _mapped(repo, monkeypatch)
         assert fast.model_dump(exclude={"baseline", "kept"}) == general, names
     write(repo, *shop.IMPORTS["ts import"][:1], "import { f } from './lib';\n")  # two commits unchecked

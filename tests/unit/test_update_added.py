@@ -1,7 +1,7 @@
 """A file added beside others of its language is updated without walking the tree or loading the graph: the
 tree's index finds it in a folder that holds what it held (``TreeIndex.changed``), it is read and named as
 the walk would (``igg.mapping.added``), and linked with the files that name what it declares or import its
-path (``remap._moved_names``), whose elements alone are loaded (``igg.mapping.bodies``). Each step here is
+path (``moved.moved_names``), whose elements alone are loaded (``igg.mapping.bodies``). Each step here is
 judged against a fresh map of the same tree, and the index's rows against the graph's."""
 
 from __future__ import annotations

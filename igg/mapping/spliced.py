@@ -1,0 +1,99 @@
+"""The kept graph of imports of a checked tree with the files changed in place linked again alone: what
+``igg check`` and ``igg cycles`` take when a file's imports changed and nothing else another file's imports
+read of it (``igg.mapping.kept``).
+
+A graph of imports holds the modules, their packages and the outside packages they import, each package's
+``CONTAINS`` of its modules and the ``IMPORTS`` between them (``link(..., reads="imports")``). Linking one
+file's imports reads of the other files their modules' names, packages and languages, the configuration
+files, and what its language's imports read of their declarations (``Language.declared_for_imports``): when a
+changed file keeps all of those (its facts differ from those the graph was linked from in their imports
+alone: ``since.linked_alike``'s view), no other file's imports resolve otherwise, and its own edges are all
+that change. They are linked again against the facts of the files of its language (read from the cache:
+no other language's imports find its modules), and put in place of those it had: its module's edges out
+and its package's ``CONTAINS`` of it, and an outside package no other module imports any more goes. The
+graph is the one a link of every file makes (``tests/unit/test_kept.py`` pins it to a fresh map's), where a
+link of every file read 50,000 files' facts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from igg.codemap.cache import FactsCache
+from igg.codemap.facts import FileFacts
+from igg.codemap.language import language_of
+from igg.codemap.link import link
+from igg.codemap.schema import load_code_schema
+from igg.mapping.depgraph import model_graph
+from igg.mapping.since import read_by_others
+from igg.rules.depgraph import DepGraph
+
+
+def spliced_graph(
+    graph: DepGraph,
+    order: Sequence[str],
+    keys: Mapping[str, tuple[str | None, str]],
+    cache: FactsCache,
+    changed: tuple[Mapping[str, FileFacts], Mapping[str, FileFacts]],
+) -> DepGraph | None:
+    """``graph`` (of the files ``order``, in the walk's order, whose facts the cache holds under ``keys``)
+    with the files ``changed`` (their facts then, the graph's, and now) linked again alone (see the module
+    doc); None when one changed more than its imports, or a file's facts are gone from the cache."""
+    then, now = changed
+    for path, f in now.items():
+        before = then.get(path)
+        if before is None or read_by_others(before) != read_by_others(f):
+            return None
+    languages = {f.language for f in now.values()}
+    wanted = [p for p in order if p not in now and language_of(p) in languages]
+    cached = cache.get_many([keys[p][1] for p in wanted], bodies=False)
+    if any(f is None for f in cached):
+        return None
+    facts: dict[str, FileFacts | None] = dict(zip(wanted, cached, strict=True))
+    facts.update(now)
+    linked = [f for f in (facts.get(p) for p in order) if f is not None]
+    model = link(linked, only=set(now), reads="imports")
+    part = model_graph(model, load_code_schema(None).compile(), set(now))
+    return _in_place(graph, part, {p: i for i, p in enumerate(order)}, set(now))
+
+
+def _in_place(graph: DepGraph, part: DepGraph, position: dict[str, int], paths: set[str]) -> DepGraph | None:
+    """``graph`` with the edges of the files ``paths`` those of ``part`` (the graph of their link alone): the
+    edges out of their modules and into them from their packages replaced, their modules' nodes too, the
+    nodes ``part`` adds (an outside package first imported) added, and an outside package the edges gone
+    alone reached removed. An edge several files state (a package's ``CONTAINS`` of a package) is the first
+    one's in the walk's order (``position``); None when one of the files ``paths`` stated it first and no
+    longer does (which file states it then, the graph cannot tell)."""
+    own = {n.id for n in graph.nodes.values() if n.type == "Module" and n.file in paths}
+    gone: set[str] = set()
+    edges = []
+    new = dict(part.edges)
+    for key, e in graph.edges.items():
+        if e.source in own or (e.type == "CONTAINS" and e.target in own):
+            gone.add(e.target)
+            continue
+        mine = new.pop(key, None)
+        if mine is not None and (
+            e.file in paths or position.get(mine.file or "", -1) < position.get(e.file or "", -1)
+        ):
+            e = mine  # stated first by a file linked again
+        elif e.file in paths:
+            return None
+        edges.append(e)
+    edges.extend(new.values())
+    ends = {x for e in edges for x in (e.source, e.target)}
+    out = DepGraph()
+    for node in graph.nodes.values():
+        if node.id in own:
+            node = part.nodes.get(node.id, node)
+        elif node.id in gone and node.external and node.id not in ends:
+            continue  # an outside package no module imports any more
+        out.add_node(node)
+    for node in part.nodes.values():
+        out.add_node(node)
+    for e in edges:
+        out.add_edge(e)
+    return out
+
+
+__all__ = ["spliced_graph"]

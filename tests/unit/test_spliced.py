@@ -1,0 +1,91 @@
+"""A file whose imports alone changed has its edges spliced into the kept graph of imports
+(``igg.mapping.spliced``), where ``igg check`` linked every file again: pinned, over random sequences of
+such edits in three languages, to the graph a fresh map of the tree makes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from igg.codemap.cache import FactsCache
+from igg.mapping import kept
+from igg.mapping.checking import kept_or_mapped
+from igg.mapping.since import tree_state
+from tests.support import shop
+from tests.support.shop import write
+
+# each file's texts that differ in their imports alone (what the file exports stays)
+VARIANTS = {
+    "shop/util.py": [
+        shop.TREE["shop/util.py"],
+        "import csv\nfrom shop.db import models\n\n\ndef helper():\n    return 2\n",  # an outside package
+        "from shop.api import views\n\n\ndef helper():\n    return 2\n",
+        "\n\nfrom shop.db import models\nimport json\n\n\ndef helper():\n    return 2\n",
+    ],
+    "shop/db/models.py": [
+        shop.TREE["shop/db/models.py"],
+        "from shop.api import views\n\n\ndef row():\n    return 1\n",  # sqlite3: no other module imports it
+        "import sqlite3\nimport csv\n\n\ndef row():\n    return 1\n",
+    ],
+    "shop/web/app.ts": [
+        shop.TREE["shop/web/app.ts"],
+        "import { f, h } from './lib';\nimport * as path from 'path';\n\n"
+        "export function g(): number {\n  return f() + h();\n}\n",
+        "\nexport function g(): number {\n  return 1;\n}\n",
+    ],
+    "shop/tool/main.go": [
+        shop.TREE["shop/tool/main.go"],
+        shop.IMPORTS["go import"][1],
+        'package main\n\nimport "os"\n\nfunc main() {\n\tos.Exit(1)\n}\n',
+    ],
+}
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    steps=st.lists(
+        st.tuples(st.sampled_from(sorted(VARIANTS)), st.integers(min_value=0, max_value=3)),
+        min_size=1,
+        max_size=6,
+    )
+)
+@example(steps=[("shop/tool/main.go", 2), ("shop/tool/main.go", 0)])  # main.go states tool's CONTAINS again
+@example(steps=[("shop/db/models.py", 1), ("shop/util.py", 1), ("shop/util.py", 0)])  # sqlite3, csv go
+def test_a_spliced_graph_is_the_graph_a_fresh_map_makes(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch, steps: list[tuple[str, int]]
+) -> None:
+    """Each step a file's imports edited (an outside package first imported or no longer imported, an
+    import added, removed or moved to another line), checked with the kept graph: spliced, not linked again
+    (but where the edited file was the first to state an edge another file may state too: a Go package's
+    ``CONTAINS`` of the package it imports), and equal to a fresh map's graph of imports."""
+    root = tmp_path_factory.mktemp("spliced") / "tree"
+    shop.make(root)
+    cache = FactsCache(root.parent / "s.codefacts")
+    made: list[bool] = []
+    spliced_once: list[bool] = []
+    splice = kept.spliced_graph
+
+    def spliced(*args: Any, **kwargs: Any) -> Any:
+        found = splice(*args, **kwargs)
+        made.append(found is not None)
+        return found
+
+    monkeypatch.setattr(kept, "spliced_graph", spliced)
+    try:
+        kept_or_mapped([root], cache, reads="imports")
+        for path, n in steps:
+            texts = VARIANTS[path]
+            write(root, path, texts[n % len(texts)])
+            made.clear()
+            state = kept_or_mapped([root], cache, reads="imports")
+            assert state.graph == tree_state([root], FactsCache(None), reads="imports").graph, (path, n)
+            spliced_once.extend(made)
+    finally:
+        cache.close()
+    assert made in ([], [True], [False])  # the same text again: the kept graph; else spliced or linked
+    first = VARIANTS[steps[0][0]]
+    if first[steps[0][1] % len(first)] != shop.TREE[steps[0][0]] and steps[0][0] != "shop/tool/main.go":
+        assert spliced_once[0], steps[0]  # a first edit of imports alone, in a file no package shares
