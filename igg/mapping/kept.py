@@ -20,7 +20,11 @@ import may read), but that names its module as before (module, package, language
 leaves every other file its name and facts: the kept files' facts are read from the cache and linked again
 with its new ones, without walking or reading the tree, and the new graph is kept (``_relinked``). A
 ``check --since HEAD~1`` right after a TypeScript export was added and committed, at 50,000 files, took
-10.3-11.6 s this way, where the tree was mapped (15.8 s) and ``HEAD~1`` judged from the cache (7.6 s). The
+10.3-11.6 s this way, where the tree was mapped (15.8 s) and ``HEAD~1`` judged from the cache (7.6 s). When
+the changed files' facts differ in their imports alone (nothing another file's imports read of them
+changed), only their edges are linked again, against the facts of the files of their languages, and spliced
+into the kept graph (``igg.mapping.spliced``): after a TypeScript import committed, at 50,000 files, 4.1-4.5 s
+where every file was linked again in 9.0-9.3 s. The
 key the row keeps of a file read again is the one its facts were found under (a map's full facts, which an
 update cached). Anything else (a file added, removed or renamed, an ignore file changed, facts gone from the
 cache, a kept row that does not read back) maps the tree as ``tree_state`` does and keeps the new graph. A
