@@ -224,7 +224,7 @@ def test_an_update_after_lines_inserted_above_an_import_and_a_call_moves_their_s
     tmp_path: Path, tree: str, path: str, header: str, imported: str, whole: bool
 ) -> None:
     """Both ways an update plans (only the changed file linked again; every file, when a file was added
-    too)."""
+    too in a folder of its own)."""
     root = tmp_path / "tree"
     shutil.copytree(CODE_FIXTURES / tree, root)
     store = tmp_path / "s.db"
@@ -239,9 +239,11 @@ def test_an_update_after_lines_inserted_above_an_import_and_a_call_moves_their_s
     calls = _call_sites(store, "m", path)
     assert calls
     (root / path).write_text(header + (root / path).read_text())
-    if whole:  # a file added: every file is linked again and the whole graph compared
-        (root / path).with_name("added.py" if tree == "python" else "Added.java").write_text(
-            "X = 1\n" if tree == "python" else "package com.acme.service;\n\nclass Added {}\n"
+    if whole:  # a file added in a folder of its own: every file is linked again and the whole graph compared
+        added = (root / path).parent / "extra" / ("added.py" if tree == "python" else "Added.java")
+        added.parent.mkdir()
+        added.write_text(
+            "X = 1\n" if tree == "python" else "package com.acme.service.extra;\n\nclass Added {}\n"
         )
     result = update_map([root], store, session_id="m", jobs=1)
     assert result.files["relinked"] == (result.files["read"] if whole else 1)
