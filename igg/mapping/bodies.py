@@ -59,7 +59,7 @@ from igg.codemap.cache import FactsCache, content_hash
 from igg.codemap.census import Census
 from igg.codemap.facts import FileFacts
 from igg.codemap.index import callable_key, type_key
-from igg.codemap.language import is_config, language_of
+from igg.codemap.language import language_of
 from igg.codemap.model import CodeModel, KeptCalls
 from igg.codemap.sources import SourceFile, with_modules
 from igg.codemap.treeindex import Added, TreeIndex, TreeIndexes
@@ -67,9 +67,10 @@ from igg.graph.collector import collector_paused
 from igg.graph.state import GraphState
 from igg.mapping.added import with_added
 from igg.mapping.declared import names_told
-from igg.mapping.difference import plan_file_difference
+from igg.mapping.difference import SHARED, plan_file_difference
 from igg.mapping.limits import check_update_size
 from igg.mapping.remap import link_bodies
+from igg.mapping.touched import sibling_files
 from igg.mapping.updated import (
     UpdateResult,
     apply_step,
@@ -456,10 +457,6 @@ def update_bodies(
     return update_result(sid, step, update.iteration, update.changes, files, size, commit, seconds)
 
 
-_SHARED_KEYS = ("package:", "table:", "route:")
-"""The prefixes of symbol keys several files share (``difference._SHARED``): no file added declares one."""
-
-
 def _parsed(news: Sequence[SourceFile]) -> list[FileFacts]:
     """The facts of the files added, parsed now (apart from the cache, as the changed files' are)."""
     if not news:
@@ -471,16 +468,13 @@ def _parsed(news: Sequence[SourceFile]) -> list[FileFacts]:
 
 def _beside(listed: list[tuple[str, str | None]] | None, added: set[str]) -> set[str]:
     """A file the walk read in the folder of each file ``added``, of its language (``listed``: the walk's
-    files): its elements hold the node of the package that holds the file added (``file_elements``)."""
+    files; ``touched.sibling_files``): its elements hold the node of the package that holds the file added
+    (``file_elements``)."""
     if not added or listed is None:
         return set()
+    siblings = sibling_files(dict(listed), added)
     folders = {(p.rpartition("/")[0], language_of(p)) for p in added}
-    found: dict[tuple[str, Any], str] = {}
-    for path, _ in listed:
-        folder = (path.rpartition("/")[0], language_of(path))
-        if folder in folders and path not in added and not is_config(path):
-            found.setdefault(folder, path)
-    return set(found.values())
+    return {siblings[f] for f in folders if f in siblings}
 
 
 def _load_and_plan(
@@ -555,13 +549,7 @@ def _before(hashes: dict[str, str], then: Sequence[FileFacts], news: Sequence[So
 def _symbols_of(model: CodeModel, paths: set[str]) -> set[str]:
     """The symbols the files ``paths`` (added) declare in ``model``, none of which another file shares (their
     Module nodes, their declarations): each is a node to add (``_adds``)."""
-    return {
-        k
-        for plan in model.files
-        if plan.path in paths
-        for k in plan.symbols
-        if not k.startswith(_SHARED_KEYS)
-    }
+    return {k for plan in model.files if plan.path in paths for k in plan.symbols if not k.startswith(SHARED)}
 
 
 def _keep_index(

@@ -15,7 +15,7 @@ NodeKey = tuple[str, tuple[Any, ...]]
 """A node by (type, identity)."""
 _NONE: dict[str, Any] = {}
 """The properties of an edge without sites (CONTAINS): never mutated."""
-_SHARED = ("package:", "table:", "route:")
+SHARED = ("package:", "table:", "route:")
 """The prefixes of symbol keys several files share (their set is as every file says)."""
 
 
@@ -246,7 +246,7 @@ def _own_nodes(state: GraphState, fit: SchemaFit, plans: list[Any]) -> dict[str,
     own: dict[str, NodeRef | None] = {}
     for plan in plans:
         for key in plan.symbols:
-            if key.startswith(_SHARED) or key not in placed:
+            if key.startswith(SHARED) or key not in placed:
                 continue  # shared with other files (their set is as it was), or no place in the schema
             if key in fit.model.shared:
                 return None
@@ -260,7 +260,7 @@ def _others_as_they_were(state: GraphState, fit: SchemaFit, own: dict[str, NodeR
     that qualifies colliding names could rename them)."""
     nodes = state.nodes
     for key, p in fit.placed.items():
-        if key in own or key.startswith(_SHARED):
+        if key in own or key.startswith(SHARED):
             continue
         found = state.find_identity(p.label, p.identity)
         if found is None or nodes[found]["properties"] != p.properties:

@@ -13,13 +13,15 @@ from igg.codemap.language import get as get_language
 
 def moved_names(f: FileFacts, facts: Sequence[FileFacts]) -> tuple[set[str], str] | None:
     """The names by which other files find what ``f``, a file added or removed, declares (its callables',
-    types' and exports' names, its module's last name, ``<init>`` for a class or constructor, a method's type
-    where method sets decide what implements what: as ``declared.changed_names`` tells them of a declaration
-    that came or went), and the last part of the paths they import it by (its name without suffixes: a path
-    import names no declaration). None when its presence may change what a file finds by other means: an
-    abstract method (a functional interface types the lambdas of files that need not name it), a file named
-    ``index`` (a folder's import finds it), or a name a configuration file of its language mentions
-    (``package.json``'s ``main`` or ``exports``, ``tsconfig.json``'s ``paths``)."""
+    types' and exports' names, its own name, ``<init>`` for a class or constructor, a method's type where
+    method sets decide what implements what: as ``declared.changed_names`` tells them of a declaration that
+    came or went; a method's name only when another file may call it on a type it does not name:
+    ``_dispatched_alone``), and the last part of the paths they import it by (its name without suffixes: a
+    path import names no declaration). None when its presence may change what a file finds by other means:
+    an abstract method where lambdas are typed by them (``Language.functional_types``: a functional interface
+    types the lambdas of files that need not name it), a file named ``index`` (a folder's import finds it), or
+    a name a configuration file of its language mentions as a word (``package.json``'s ``main`` or
+    ``exports``, ``tsconfig.json``'s ``paths``)."""
     stem = f.path.rpartition("/")[2].partition(".")[0]
     functional = get_language(f.language).functional_types
     if stem == "index" or functional and any(c.abstract for c in f.callables):

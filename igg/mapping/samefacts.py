@@ -190,7 +190,7 @@ def _moved_calls(
     return out
 
 
-Added3 = tuple[list[SourceFile], Sequence[Added], list[tuple[str, str | None]] | None]
+NewFiles = tuple[list[SourceFile], Sequence[Added], list[tuple[str, str | None]] | None]
 """Files added (``igg.mapping.added``): as the walk reads and names them, as the index found them, and the
 walk's files the index keeps (``TreeIndex.sources``) when read."""
 
@@ -203,7 +203,7 @@ def _news(
     *,
     max_bytes: int,
     chosen: Sequence[str] | None,
-) -> Added3 | None:
+) -> NewFiles | None:
     """The files ``added`` (``TreeIndex.changed``) read as the walk reads them and named as it names them
     (``added.added_sources``); None when one is not a file an update takes alone."""
     if not added:
@@ -218,7 +218,7 @@ def _bodies(
     sid: str,
     tree: tuple[str, TreeIndex, Sequence[Changed]],
     edited: list[SourceFile],
-    news: Added3,
+    news: NewFiles,
     indexes: TreeIndexes,
     options: dict[str, Any],
     facts: tuple[Sequence[FileFacts], Sequence[FileFacts]],

@@ -34,7 +34,9 @@ declarations and value flows kept), they are linked alone against the other file
 elements of the files linked again are loaded and changed (``igg.mapping.bodies``). When a Python file's
 value flows changed too (a call added, an argument changed), the program is solved again, and only the files
 whose calls it now resolves otherwise are linked again and loaded, the same way; so for a declaration changed
-without a node to add or remove (a function's parameters), with the files that name it.
+without a node to add or remove (a function's parameters), with the files that name it; and for files added
+to folders that hold what they held (``TreeIndex.changed``'s ``added``), read and named as the walk would
+(``igg.mapping.added``), with the files that name them or import their paths.
 Anything else takes the general path (``igg.mapping.remap``).
 """
 
