@@ -11,26 +11,28 @@ from igg.codemap.facts import FileFacts, TypeDecl
 from igg.codemap.language import get as get_language
 
 
-def moved_names(f: FileFacts, facts: Sequence[FileFacts]) -> tuple[set[str], str] | None:
+def moved_names(f: FileFacts, facts: Sequence[FileFacts]) -> tuple[set[str], set[str]] | None:
     """The names by which other files find what ``f``, a file added or removed, declares (its callables',
     types' and exports' names, its own name, ``<init>`` for a class or constructor, a method's type where
     method sets decide what implements what: as ``declared.changed_names`` tells them of a declaration that
     came or went; a method's name only when another file may call it on a type it does not name:
     ``_dispatched_alone``), and the last part of the paths they import it by (its name without suffixes: a
-    path import names no declaration). None when its presence may change what a file finds by other means:
-    an abstract method where lambdas are typed by them (``Language.functional_types``: a functional interface
-    types the lambdas of files that need not name it), a file named ``index`` (a folder's import finds it), or
-    a name a configuration file of its language mentions as a word (``package.json``'s ``main`` or
-    ``exports``, ``tsconfig.json``'s ``paths``)."""
-    stem = f.path.rpartition("/")[2].partition(".")[0]
+    path import names no declaration; a file named ``index``, its folder's name too, which a folder's import
+    names). None when its presence may change what a file finds by other means: an abstract method where
+    lambdas are typed by them (``Language.functional_types``: a functional interface types the lambdas of
+    files that need not name it), or a name a configuration file of its language mentions as a word
+    (``package.json``'s ``main`` or ``exports``, ``tsconfig.json``'s ``paths``)."""
+    folder, _, base = f.path.rpartition("/")
+    stem = base.partition(".")[0]
     functional = get_language(f.language).functional_types
-    if stem == "index" or functional and any(c.abstract for c in f.callables):
+    if functional and any(c.abstract for c in f.callables):
         return None
+    stems = {stem, folder.rpartition("/")[2]} if stem == INDEX else {stem}  # "./dir" finds dir/index.ts
     named = re.compile(rf"(?<![\w$-]){re.escape(stem)}(?![\w$-])")
     if any(g.config is not None and g.language == f.language and named.search(repr(g.config)) for g in facts):
         return None
     method_sets = get_language(f.language).method_sets
-    names = {stem, *(name for k in _own_exports(f, facts) for name in _IDENTIFIER.findall(k))}
+    names = {*stems, *(name for k in _own_exports(f, facts) for name in _IDENTIFIER.findall(k))}
     own = {t.qualified: t for t in f.types}
     local = _unnamed_elsewhere(f, facts)
     for t in f.types:
@@ -43,7 +45,7 @@ def moved_names(f: FileFacts, facts: Sequence[FileFacts]) -> tuple[set[str], str
         elif not _dispatched_alone(own.get(c.owner) if c.owner else None, local, method_sets):
             names.add(c.name)
     names.discard("")
-    return names, stem
+    return names, stems
 
 
 def _unnamed_elsewhere(f: FileFacts, facts: Sequence[FileFacts]) -> set[str]:
@@ -88,8 +90,19 @@ def _dispatched_alone(owner: TypeDecl | None, local: set[str], method_sets: bool
 
 def imports_stem(f: FileFacts, stems: Collection[str]) -> bool:
     """Whether ``f`` imports a path whose last part, without suffixes, is one of ``stems`` (TypeScript's
-    ``"./util/money.js"``: the file ``money.ts``, added or removed, may be what it finds)."""
-    return any(i.target.rpartition("/")[2].partition(".")[0] in stems for i in f.imports if "/" in i.target)
+    ``"./util/money.js"``: the file ``money.ts``, added or removed, may be what it finds), or, when one is
+    ``index``, a path ending in a folder of its own (``"."``, ``".."``, ``"../"``)."""
+    for i in f.imports:
+        last = i.target.rpartition("/")[2]
+        if INDEX in stems and last in ("", ".", "..") and i.target.startswith("."):
+            return True
+        if "/" in i.target and last.partition(".")[0] in stems:
+            return True
+    return False
+
+
+INDEX = "index"
+"""The name of the file a folder's import finds (TypeScript's ``./dir`` -> ``dir/index.ts``)."""
 
 
 __all__ = ["imports_stem", "moved_names"]

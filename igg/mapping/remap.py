@@ -215,7 +215,7 @@ def _moved_reach(
         if found is None:
             return None
         names |= found[0]
-        stems.add(found[1])
+        stems |= found[1]
     return names, stems, {f.language for f in files}
 
 

@@ -15,6 +15,7 @@ from igg.codemap.treeindex import Added, TreeIndex
 from igg.codemap.walk import walk
 from igg.mapping.updated import file_elements
 from igg.store import SessionStore
+from tests.codegraph import map_into_store
 from tests.unit.test_bodies import _rows, _taken
 from tests.unit.test_code_update import graph_of
 from tests.unit.test_update_imports import fresh_graph, mapped_beside_ky, updated
@@ -139,6 +140,27 @@ def test_a_file_added_is_updated_from_the_files_that_name_it_as_a_fresh_map(
     again, result = _taken(tree, store, monkeypatch)  # nothing changed since: the index answers
     assert (again, result.files["reparsed"], result.graph["nodes_added"]) == (False, 0, 0)
     assert result.seconds["load"] == 0.0
+
+
+def test_an_index_file_added_links_the_files_that_import_its_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An ``index.ts`` added is found by a folder's import (``./lib``, ``.``): the files that import its
+    folder are linked with it (here both, and it), the whole graph never loaded, and the graph is a fresh
+    map's. (Beside ky, whose
+    ``package.json`` names ``./distribution/index.js``, an index file links every file: ``CASES``.)"""
+    tree, store = tmp_path / "tree", tmp_path / "s.db"
+    for n in range(12):  # enough of a graph that the file added is no fifth of it
+        (tree / "app" / f"m{n}.ts").parent.mkdir(parents=True, exist_ok=True)
+        (tree / "app" / f"m{n}.ts").write_text(f"export function f{n}(): number {{\n  return {n};\n}}\n")
+    (tree / "app" / "use.ts").write_text('import "./lib";\n\nexport const u = 1;\n')  # names nothing
+    (tree / "app" / "lib").mkdir()
+    (tree / "app" / "lib" / "other.ts").write_text('import * as lib from ".";\n\nexport const o = 1;\n')
+    map_into_store(tree, store)
+    (tree / "app" / "lib" / "index.ts").write_text("export function g(): number {\n  return 2;\n}\n")
+    result = updated(tree, store, monkeypatch, True)
+    assert result.files["added"] == ["app/lib/index.ts"] and result.files["relinked"] == 3, result.files
+    assert graph_of(store, "m") == fresh_graph(tree, tmp_path / "fresh.db")
 
 
 def _indexed(tree: Path) -> TreeIndex:
