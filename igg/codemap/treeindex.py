@@ -51,7 +51,15 @@ from igg.codemap.cache import FORMAT_VERSION
 from igg.codemap.callrows import CallRows
 from igg.codemap.census import CENSUS_FORMAT, CensusRows
 from igg.codemap.census import TABLES as CENSUS_TABLES
-from igg.codemap.walk import RACY_NS, WALK_NAMES, WalkResult, listing, listing_of, names_digest
+from igg.codemap.walk import (
+    DEFAULT_MAX_BYTES,
+    RACY_NS,
+    WALK_NAMES,
+    WalkResult,
+    listing,
+    listing_of,
+    names_digest,
+)
 from igg.record.logs import get_logger
 
 log = get_logger("igg.code")
@@ -209,7 +217,8 @@ class TreeIndex:
         """The files of a language read that ``folder`` holds and the index does not (``known``: its paths),
         read (their bytes, their stat taken before), when without them it holds what it held (its
         ``listing``, else the names kept for a time too recent to tell, ``mark``); None otherwise (a file or
-        folder gone, a folder added, a file no longer a regular one, or none added)."""
+        folder gone, a folder added, a file no longer a regular one, one larger than the walk's default limit,
+        or none added)."""
         with os.scandir(folder) as listed:
             entries = list(listed)
         new = [
@@ -230,6 +239,8 @@ class TreeIndex:
         for e in sorted(new, key=lambda e: e.name):
             with open(e.path, "rb") as f:
                 st = os.fstat(f.fileno())
+                if st.st_size > DEFAULT_MAX_BYTES:  # not read whole here: the walk decides by its limit
+                    return None
                 found.append((e.path, f.read(), st))
         return found
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from igg.codemap.treeindex import Added, TreeIndex
-from igg.codemap.walk import walk
+from igg.codemap.walk import DEFAULT_MAX_BYTES, walk
 from igg.mapping.updated import file_elements
 from igg.store import SessionStore
 from tests.codegraph import map_into_store
@@ -179,8 +179,8 @@ def _aged(tree: Path) -> None:
 
 def test_the_index_tells_files_added_to_a_folder_from_any_other_change(tmp_path: Path) -> None:
     """A source file added to a folder that holds what it held is reported with its bytes; a file of no
-    language read changes nothing; a folder added, a file gone, or no ``added`` list asked for answer None
-    (the general path walks the tree)."""
+    language read changes nothing; a folder added, a file gone, a file larger than the walk's default limit,
+    or no ``added`` list asked for answer None (the general path walks the tree)."""
     tree = tmp_path / "tree"
     (tree / "app").mkdir(parents=True)
     (tree / "app" / "a.py").write_text("A = 1\n")
@@ -200,6 +200,9 @@ def test_the_index_tells_files_added_to_a_folder_from_any_other_change(tmp_path:
     index = _indexed_at(tree)
     (tree / "app" / "b.py").unlink()
     (tree / "app" / "d.py").write_text("D = 4\n")
+    assert index.changed(added=[]) is None
+    index = _indexed_at(tree)
+    (tree / "app" / "big.py").write_bytes(b"#" * (DEFAULT_MAX_BYTES + 1))  # not read whole: the walk decides
     assert index.changed(added=[]) is None
 
 
