@@ -142,6 +142,31 @@ def test_a_file_added_is_updated_from_the_files_that_name_it_as_a_fresh_map(
     assert result.seconds["load"] == 0.0
 
 
+def test_files_added_in_two_languages_with_a_file_changed_are_one_update(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A TypeScript file added, the file that now imports it changed, and a Python module added, all before
+    one update: taken by the files they reach, each listed as added or changed, and a fresh map's graph."""
+    files = {
+        "app/a.ts": "export const n = 1;\n",
+        "app/use.ts": "export const m = 2;\n",
+        "py/app/__init__.py": "",
+        "py/app/one.py": "def one():\n    return 1\n",
+    }
+    tree, store = mapped_beside_ky(tmp_path, files)
+    (tree / "app" / "later.ts").write_text(_TS_LATER)
+    (tree / "app" / "use.ts").write_text(_TS_USE)
+    (tree / "py" / "app" / "two.py").write_text(
+        "from app.one import one\n\n\ndef two():\n    return one() + 1\n"
+    )
+    result = updated(tree, store, monkeypatch, True)
+    assert (result.files["added"], result.files["changed"]) == (
+        ["app/later.ts", "py/app/two.py"],
+        ["app/use.ts"],
+    )
+    assert graph_of(store, "m") == fresh_graph(tree, tmp_path / "fresh.db")
+
+
 def test_an_index_file_added_links_the_files_that_import_its_folder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
