@@ -39,7 +39,7 @@ import os
 import sqlite3
 import time
 import zlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -51,12 +51,13 @@ from igg.codemap.cache import FORMAT_VERSION
 from igg.codemap.callrows import CallRows
 from igg.codemap.census import CENSUS_FORMAT, CensusRows
 from igg.codemap.census import TABLES as CENSUS_TABLES
+from igg.codemap.elementrows import ElementRows
 from igg.codemap.walk import (
     DEFAULT_MAX_BYTES,
     RACY_NS,
     WALK_NAMES,
     WalkResult,
-    listing,
+    listing_names,
     listing_of,
     names_digest,
 )
@@ -66,7 +67,7 @@ log = get_logger("igg.code")
 
 _T = TypeVar("_T")
 
-INDEX_VERSION = "8"
+INDEX_VERSION = "9"
 """Bumped when the index's rows change shape."""
 INDEX_SUFFIX = ".codeindex"
 """The index's file: the store's path with this suffix (``sidecar_path``)."""
@@ -146,6 +147,7 @@ class TreeIndex:
         same_dir: Callable[[str], bool] | None = None,
         limit: int | None = None,
         added: list[Added] | None = None,
+        removed: list[str] | None = None,
     ) -> list[Changed] | None:
         """The files whose bytes differ from the index: (their position in it, their bytes, their stat taken
         before they were read); a file touched or rewritten alike is no change. None when a directory changed
@@ -154,36 +156,22 @@ class TreeIndex:
         for a time too recent), or a file is gone, unreadable, or was not read then (its sha256 is unknown),
         or more than ``limit`` files changed or were added (the rest are not read). A folder listed alike and
         a file read alike keep their new times (``refreshed``), which the index keeps when it is kept again.
-        ``added``: where the files added to a folder go (``_added_to``: a folder that holds what it held and
+        ``added``: where the files added to a folder go (``_moved_in``: a folder that holds what it held and
         files of a language read beside, whose new time and listing the index then keeps), instead of
-        answering None for their folder."""
+        answering None for their folder; ``removed`` (with ``added``): where the paths of the files it read
+        that a folder no longer holds go, when it holds what it held but for them (and files added)."""
         stat = os.stat
-        known: set[str] | None = None
         try:
-            for folder, mark in list(self.dirs.items()):
-                st = stat(folder)  # before it is listed, as a walk takes it
-                if isinstance(mark, int) and mark >= 0 and st.st_mtime_ns == mark:
-                    continue
-                if same_dir is not None:
-                    if not same_dir(folder):
-                        return None
-                elif not self._listed_alike(folder, mark):
-                    if added is None:
-                        return None
-                    known = known if known is not None else set(self.paths)
-                    new = self._added_to(folder, mark, known)
-                    if new is None or (limit is not None and len(added) + len(new) > limit):
-                        return None
-                    added.extend(new)
-                    self.dirs[folder] = _mtime(st)
-                    self.listings[folder] = listing_of(folder)
-                elif folder in self.listings:  # listed alike now: its time kept, unless too recent
-                    self.dirs[folder] = _mtime(st)
-                    self.refreshed = True
+            gone = self._folders_moved(same_dir, limit, added, removed is not None)
+            if gone is None:
+                return None
+            moved = len(added or ()) + len(gone)
             changed: list[Changed] = []
             for position, (path, size, mtime, sha) in enumerate(
                 zip(self.paths, self.sizes, self.mtimes, self.shas, strict=True)
             ):
+                if path in gone:
+                    continue
                 st = stat(path)
                 if st.st_mtime_ns == mtime and st.st_size == size and mtime >= 0:
                     continue
@@ -194,7 +182,7 @@ class TreeIndex:
                     data = f.read()
                 if hashlib.sha256(data).hexdigest() != sha:
                     changed.append((position, data, st))
-                    if limit is not None and len(changed) + len(added or ()) > limit:
+                    if limit is not None and len(changed) + moved > limit:
                         return None
                 else:  # touched or rewritten alike: its new stat kept
                     self.sizes[position] = st.st_size
@@ -202,7 +190,55 @@ class TreeIndex:
                     self.refreshed = True
         except OSError:
             return None
+        if removed is not None:
+            removed.extend(p for p in self.paths if p in gone)
         return changed
+
+    def _folders_moved(
+        self,
+        same_dir: Callable[[str], bool] | None,
+        limit: int | None,
+        added: list[Added] | None,
+        removals: bool,
+    ) -> set[str] | None:
+        """The paths of the files removed from folders whose time changed, the files added to them appended
+        to ``added``, and the folders' new times and listings kept; None when a folder changed otherwise
+        (``changed``)."""
+        known: dict[str, list[str]] | None = None
+        gone: set[str] = set()
+        for folder, mark in list(self.dirs.items()):
+            st = os.stat(folder)  # before it is listed, as a walk takes it
+            if isinstance(mark, int) and mark >= 0 and st.st_mtime_ns == mark:
+                continue
+            if same_dir is not None:
+                if not same_dir(folder):
+                    return None
+            elif not self._listed_alike(folder, mark):
+                if added is None:
+                    return None
+                known = known if known is not None else self._by_folder()
+                moved = self._moved_in(folder, mark, known, removals)
+                if moved is None:
+                    return None
+                new, lost = moved
+                if limit is not None and len(added) + len(new) + len(gone) + len(lost) > limit:
+                    return None
+                added.extend(new)
+                gone.update(lost)
+                self.dirs[folder] = _mtime(st)
+                self.listings[folder] = listing_of(folder)
+            elif folder in self.listings:  # listed alike now: its time kept, unless too recent
+                self.dirs[folder] = _mtime(st)
+                self.refreshed = True
+        return gone
+
+    def _by_folder(self) -> dict[str, list[str]]:
+        """The names of the files the index holds, by their folder."""
+        found: dict[str, list[str]] = {}
+        for path in self.paths:
+            folder, name = os.path.split(path)
+            found.setdefault(folder, []).append(name)
+        return found
 
     def _listed_alike(self, folder: str, mark: int | str) -> bool:
         """Whether ``folder``, whose time differs from the index's (``mark``), holds what it held: its
@@ -213,27 +249,35 @@ class TreeIndex:
             return listing_of(folder) == kept
         return isinstance(mark, str) and names_digest(os.listdir(folder)) == mark
 
-    def _added_to(self, folder: str, mark: int | str, known: set[str]) -> list[Added] | None:
-        """The files of a language read that ``folder`` holds and the index does not (``known``: its paths),
-        read (their bytes, their stat taken before), when without them it holds what it held (its
-        ``listing``, else the names kept for a time too recent to tell, ``mark``); None otherwise (a file or
-        folder gone, a folder added, a file no longer a regular one, one larger than the walk's default limit,
-        or none added)."""
+    def _moved_in(
+        self, folder: str, mark: int | str, known: dict[str, list[str]], removals: bool
+    ) -> tuple[list[Added], list[str]] | None:
+        """The files of a language read that ``folder`` holds and the index does not (``known``: the names of
+        its files, by folder), read (their bytes, their stat taken before), and the paths of those it held
+        that it no longer holds (``removals``: none unless asked), when without the first and with the second
+        it holds what it held (its ``listing``, else the names kept for a time too recent to tell, ``mark``);
+        None otherwise (a file held gone unasked, a folder gone or added, a file no longer a regular one, one
+        larger than the walk's default limit, or nothing added or removed)."""
         with os.scandir(folder) as listed:
             entries = list(listed)
+        held = set(known.get(folder, ()))
         new = [
             e
             for e in entries
-            if e.path not in known
+            if e.name not in held
             and e.name not in WALK_NAMES
             and languages.is_read(e.name)
             and e.is_file(follow_symlinks=False)
         ]
         rest = [e for e in entries if e not in new]
+        lost = sorted(held - {e.name for e in rest})
+        if (lost and not removals) or not (new or lost):
+            return None
         kept = self.listings.get(folder)
-        if not new or (
-            listing(rest) != kept if kept is not None else names_digest(e.name for e in rest) != mark
-        ):
+        if kept is not None:
+            if names_digest([*listing_names(rest), *lost]) != kept:
+                return None
+        elif names_digest([*(e.name for e in rest), *lost]) != mark:
             return None
         found: list[Added] = []
         for e in sorted(new, key=lambda e: e.name):
@@ -242,7 +286,7 @@ class TreeIndex:
                 if st.st_size > DEFAULT_MAX_BYTES:  # not read whole here: the walk decides by its limit
                     return None
                 found.append((e.path, f.read(), st))
-        return found
+        return found, [os.path.join(folder, name) for name in lost]
 
     def add(self, added: Sequence[Added], last_step: int, texts: Sequence[str]) -> None:
         """The files ``added`` (as ``changed`` gives them) read by an update kept at step ``last_step``, with
@@ -258,6 +302,19 @@ class TreeIndex:
                 self.texts[len(self.paths) - 1] = hashlib.sha256(encoded).hexdigest()
         self.read += len(added)
         self.last_step = last_step
+
+    def drop(self, gone: Collection[str]) -> None:
+        """The files ``gone`` (absolute paths, as ``changed`` gives them in ``removed``), read by the last map
+        or update, taken out of the file columns (the texts' hashes kept by their new positions)."""
+        kept = [i for i, path in enumerate(self.paths) if path not in gone]
+        if len(kept) == len(self.paths):
+            return
+        self.texts = {new: self.texts[old] for new, old in enumerate(kept) if old in self.texts}
+        self.paths = [self.paths[i] for i in kept]
+        self.sizes = [self.sizes[i] for i in kept]
+        self.mtimes = [self.mtimes[i] for i in kept]
+        self.shas = [self.shas[i] for i in kept]
+        self.read -= len(gone)
 
     def note(self, changed: Sequence[Changed], last_step: int, texts: Sequence[str] | None = None) -> None:
         """The files ``changed`` (as ``changed`` gives them) read at their new stats and bytes, by a map or an
@@ -332,7 +389,7 @@ def index_key(
     )
 
 
-class TreeIndexes(CensusRows, CallRows):
+class TreeIndexes(CensusRows, CallRows, ElementRows):
     """The indexes of one store's trees (``STORE.codeindex``); a missing or unreadable file only costs an
     update its general path."""
 
@@ -431,28 +488,6 @@ class TreeIndexes(CensusRows, CallRows):
 
         return self._read("tree_sources", key, sources)
 
-    def elements(self, key: str, paths: Sequence[str]) -> dict[str, list[str]] | None:
-        """The elements that hold each file's lines, for the files ``paths`` of the index under ``key``
-        (``TreeIndex.elements``), or None (one missing, or unreadable)."""
-        if self._db is None:
-            return None
-        out: dict[str, list[str]] = {}
-        try:
-            for path in paths:
-                row = self._db.execute(
-                    "SELECT data FROM tree_elements WHERE key = ? AND path = ?", (key, path)
-                ).fetchone()
-                if row is None:
-                    return None
-                ids = orjson.loads(row[0])
-                if not (isinstance(ids, list) and all(type(i) is str for i in ids)):
-                    raise ValueError("a file's elements are not a list of ids")
-                out[path] = ids
-        except (sqlite3.Error, orjson.JSONDecodeError, ValueError) as exc:
-            log.warning("code_tree_index_unreadable", path=str(self.path), error=str(exc))
-            return None
-        return out
-
     def _read(self, table: str, key: str, made: Callable[[Any], _T]) -> _T | None:
         """What ``made`` makes of the row of ``table`` under ``key`` (its data decompressed and decoded), or
         None: no row, or one that does not read back (logged)."""
@@ -506,23 +541,6 @@ class TreeIndexes(CensusRows, CallRows):
                         "INSERT INTO tree_elements (key, session_id, path, data) VALUES (?, ?, ?, ?)",
                         ((key, index.session_id, p, orjson.dumps(ids)) for p, ids in index.elements.items()),
                     )
-        except sqlite3.Error as exc:
-            log.warning("code_tree_index_write_failed", path=str(self.path), error=str(exc))
-
-    def put_elements(self, key: str, elements: Mapping[str, list[str]]) -> None:
-        """Keep the elements of the files ``elements`` (path -> ids: ``TreeIndex.elements``) under ``key`` in
-        place of theirs (a file added: beside them), the other files' kept as they are (an update that changed
-        those files' alone)."""
-        if self._db is None:
-            return
-        try:
-            with self._db:
-                self._db.executemany(
-                    "INSERT INTO tree_elements (key, session_id, path, data)"
-                    " SELECT key, session_id, ?, ? FROM trees WHERE key = ?"
-                    " ON CONFLICT (key, path) DO UPDATE SET data = excluded.data",
-                    ((path, orjson.dumps(ids), key) for path, ids in elements.items()),
-                )
         except sqlite3.Error as exc:
             log.warning("code_tree_index_write_failed", path=str(self.path), error=str(exc))
 

@@ -320,11 +320,17 @@ WALK_NAMES = frozenset({".gitignore", "exclude", "pyvenv.cfg"})
 
 
 def listing(entries: Iterable[os.DirEntry[str]]) -> str:
-    """``names_digest`` of the ``entries`` of a directory a walk may read or look at: folders other than those
-    it always skips (``__pycache__``, ``.git``, ``node_modules``: a test run or a build that makes them
-    changes nothing), files a language reads or looks for, and the files named in ``WALK_NAMES``. Two
+    """``names_digest`` of the ``entries`` of a directory a walk may read or look at (``listing_names``). Two
     listings of a directory that are equal hold the same files for the walk to read: a change is in their
     bytes, which their stats tell."""
+    return names_digest(listing_names(entries))
+
+
+def listing_names(entries: Iterable[os.DirEntry[str]]) -> list[str]:
+    """The names of the ``entries`` of a directory a walk may read or look at: folders other than those it
+    always skips (``__pycache__``, ``.git``, ``node_modules``: a test run or a build that makes them changes
+    nothing; a folder's name ends with ``/``), files a language reads or looks for, and the files named in
+    ``WALK_NAMES``."""
     names = []
     for entry in entries:
         if entry.is_dir(follow_symlinks=False):
@@ -332,7 +338,7 @@ def listing(entries: Iterable[os.DirEntry[str]]) -> str:
                 names.append(entry.name + "/")
         elif entry.name in WALK_NAMES or languages.is_read(entry.name):
             names.append(entry.name)
-    return names_digest(names)
+    return names
 
 
 def listing_of(folder: str) -> str:

@@ -62,21 +62,19 @@ from igg.codemap.index import callable_key, type_key
 from igg.codemap.language import language_of
 from igg.codemap.model import CodeModel, KeptCalls
 from igg.codemap.sources import SourceFile, with_modules
-from igg.codemap.treeindex import Added, TreeIndex, TreeIndexes
+from igg.codemap.treeindex import TreeIndex, TreeIndexes
 from igg.graph.collector import collector_paused
 from igg.graph.state import GraphState
-from igg.mapping.added import with_added
+from igg.mapping.added import NewFiles, Removed, held_within, keep_index, removed_files, with_added
 from igg.mapping.declared import names_told
 from igg.mapping.difference import SHARED, plan_file_difference
 from igg.mapping.limits import check_update_size
 from igg.mapping.remap import link_bodies
-from igg.mapping.touched import sibling_files
+from igg.mapping.touched import renamed, sibling_files
 from igg.mapping.updated import (
     UpdateResult,
     apply_step,
-    file_elements,
     load_map,
-    module_nodes,
     update_result,
     update_store,
 )
@@ -154,24 +152,30 @@ def _sited_within(state: GraphState, diff: Difference, local: set[str]) -> bool:
 
 
 def _plan(
-    state: GraphState, model: CodeModel, local: set[str], added: set[str], census: Census | None
+    state: GraphState,
+    model: CodeModel,
+    files: tuple[set[str], set[str]],
+    added: set[str],
+    census: Census | None,
 ) -> tuple[Difference, SchemaFit] | None:
-    """The difference of the files ``local`` on ``state`` (a part of the graph: the other files' nodes are not
-    compared, as no change of theirs can alter them), and the fit it was planned by; None when it removes a
-    node, adds one but for the symbols ``added`` (keys) whose identity no other symbol shares (``_adds``: a
-    shared one renames the other), changes a node the files ``local`` do not declare (a symbol they share
-    with a file of a language not linked: ``_their_languages``), adds or removes an edge sited in another
-    file, or keeps a snapshot of the whole graph: the general path decides. ``census``: the census of the
-    last step when only the changed files' languages were linked (``SchemaFit.census``)."""
+    """The difference of the files ``local`` on ``state`` (``files``: those linked again, those of them
+    removed; a part of the graph: the other files' nodes are not compared, as no change of theirs can alter
+    them), and the fit it was planned by; None when it removes a node but of a file removed, adds one but for
+    the symbols ``added`` (keys) whose identity no other symbol shares (``_adds``: a shared one renames the
+    other), changes a node the files ``local`` do not declare (a symbol they share with a file of a language
+    not linked: ``_their_languages``), adds or removes an edge sited in another file, or keeps a snapshot of
+    the whole graph: the general path decides. ``census``: the census of the last step when only the changed
+    files' languages were linked (``SchemaFit.census``)."""
+    local, gone = files
     fit = SchemaFit(model, state.schema, only=_ends(model, local, state.schema.edge_types))
     diff = plan_file_difference(state, fit, local, others=False)
     if (
         diff is None
         or not _adds(state, fit, diff, added, census)
-        or diff.remove_nodes
+        or not all(_theirs(state, n, gone) for n in diff.remove_nodes)
         or not all(_theirs(state, n, local) for n, _, _ in diff.set_properties)
         or not _sited_within(state, diff, local)
-        or keeps_snapshot(_changes(diff), state)
+        or keeps_snapshot(_changes(diff, state), state)
     ):
         return None
     return diff, fit
@@ -198,11 +202,12 @@ def _linked_files(
     facts: tuple[Sequence[FileFacts], Sequence[FileFacts]],
     added: set[str],
     census: Census | None,
+    gone: Sequence[str] = (),
 ) -> list[tuple[str, str | None]] | None:
-    """The files of the index's list ``listed`` to link: those of the changed files' languages
-    (``_their_languages``), or every one when a symbol is ``added`` and no ``census`` tells which identities
-    another language's symbols hold."""
-    return listed if added and census is None else _their_languages(listed, facts)
+    """The files of the index's list ``listed`` to link: those of the changed and removed (``gone``) files'
+    languages (``_their_languages``), or every one when a symbol is ``added`` and no ``census`` tells which
+    identities another language's symbols hold."""
+    return listed if added and census is None else _their_languages(listed, facts, gone)
 
 
 def _keep_census(
@@ -244,19 +249,29 @@ def _ends(model: CodeModel, local: set[str], edge_types: Collection[str]) -> set
     return ends
 
 
-def _changes(diff: Difference) -> int:
-    """No fewer than the mutations ``diff`` makes (an edge's properties changed counted twice): a change this
-    count finds too small for a snapshot (``keeps_snapshot``) is one whose step keeps none."""
+def _changes(diff: Difference, state: GraphState) -> int:
+    """No fewer than the mutations ``diff`` makes on ``state`` (an edge's properties changed counted twice, a
+    node removed with each edge to or from it): a change this count finds too small for a snapshot
+    (``keeps_snapshot``) is one whose step keeps none."""
+    gone = set(diff.remove_edges)
+    for n in diff.remove_nodes:
+        for ends in (state.succ[n], state.pred[n]):
+            for keyed in ends.values():
+                gone.update(keyed)
     return (
         len(diff.set_properties)
         + 2 * len(diff.set_edge_properties)
+        + len(diff.add_nodes)
+        + len(diff.remove_nodes)
         + len(diff.add_edges)
-        + len(diff.remove_edges)
+        + len(gone)
     )
 
 
 def _their_languages(
-    listed: list[tuple[str, str | None]] | None, facts: tuple[Sequence[FileFacts], Sequence[FileFacts]]
+    listed: list[tuple[str, str | None]] | None,
+    facts: tuple[Sequence[FileFacts], Sequence[FileFacts]],
+    gone: Sequence[str] = (),
 ) -> list[tuple[str, str | None]] | None:
     """The files of the index's list (``listed``: path, module) of the changed files' languages (``facts``:
     theirs then and now), which alone their calls can reach: no analyzer resolves a name across languages
@@ -267,7 +282,7 @@ def _their_languages(
     linked a quarter of them (7.1 s -> 2.5 s wall)."""
     if listed is None or any(f.http is not None for group in facts for f in group):
         return listed
-    languages = {f.language for group in facts for f in group}
+    languages = {f.language for group in facts for f in group} | {language_of(p) for p in gone}
     return [(path, module) for path, module in listed if language_of(path) in languages]
 
 
@@ -309,14 +324,14 @@ def _link(
     store_path: str | Path,
     sources: Sequence[SourceFile],
     shas: tuple[dict[str, Any], dict[str, str]],
-    now: tuple[Sequence[FileFacts], Sequence[FileFacts]],
+    now: tuple[Sequence[FileFacts], Sequence[FileFacts], Removed],
     calls: tuple[KeptCalls, Callable[[Any], Any]],
 ) -> tuple[CodeModel, set[str], int] | None:
-    """The changed and added files (their facts ``now``: of those changed, of those added) linked alone
-    against every file's facts (``_facts``, ``remap.link_bodies``; ``shas``: each file's content hash at the
-    last map and now), the files linked again, and how many files the cache did not know; None: the general
-    path decides."""
-    changed, born = now
+    """The changed and added files (their facts ``now``: of those changed, of those added; and the files
+    removed, ``_removed``) linked alone against every file's facts (``_facts``, ``remap.link_bodies``;
+    ``shas``: each file's content hash at the last map and now), the files linked again, and how many files
+    the cache did not know; None: the general path decides."""
+    changed, born, removed = now
     cache = _Cached(sidecar_path(resolve_store_path(store_path), ".codefacts"))
     try:
         read = _facts(cache, sources, shas[1], [*changed, *born])
@@ -324,7 +339,8 @@ def _link(
             return None
         edited = sorted(f.path for f in changed)
         new = sorted(f.path for f in born)
-        linked = link_bodies(read[0], sources, shas, edited, cache, edited + new, calls, new)
+        gone = {p: (module, sha) for p, (module, sha, _) in removed.items()}
+        linked = link_bodies(read[0], sources, shas, edited, cache, edited + new, calls, new, gone)
     except _Unread:
         return None
     finally:
@@ -393,54 +409,56 @@ def update_bodies(
     indexes: TreeIndexes,
     kept: Callable[[Any], Any],
     request: Any = None,
-    added: tuple[Sequence[SourceFile], Sequence[Added], list[tuple[str, str | None]] | None] = ((), (), None),
+    added: NewFiles = ([], (), None, []),
 ) -> UpdateResult | None:
-    """The update of session ``sid`` when the files changed since its index (``tree``: the index's key, the
-    index, the files whose bytes changed) changed from ``facts`` (then, now) what their bodies call alone (see
-    the module doc), and the files ``added`` came beside others of their language (as the walk reads and
-    names them, as the index found them, and the index's ``sources`` when read already:
-    ``igg.mapping.added``); its kept calls and the index's rows of the files linked again written, the index
+    """The update of session ``sid`` when the files changed since its index (``tree``: its key, the index, the
+    files whose bytes changed) changed from ``facts`` (then, now) what their bodies call alone (see the module
+    doc), with the files ``added`` beside others of their language or removed from beside them
+    (``added.NewFiles``); its kept calls and the index's rows of the files linked again written, the index
     noted (to be kept); None: the general path decides. ``edited``: the changed files as the walk reads them
-    now, named as it named them (``samefacts``); ``kept``: reads the calls kept from the last link
-    (``TreeIndexes.calls``); ``request``: the session's, loaded already. It makes no cycles (collector
-    paused: at 50,000 files, its passes over the facts and the model took half the time)."""
+    now (``samefacts``); ``kept``: reads the last link's calls (``TreeIndexes.calls``); ``request``: the
+    session's, loaded already. It makes no cycles (collector paused: at 50,000 files, its passes over the
+    facts and the model took half the time)."""
     key, index, changed = tree
     then, now = facts
-    news, found_added, listed = added
+    news, found_added, listed, gone = added
     declared = [(_declares(a), _declares(b)) for a, b in zip(then, now, strict=True)]
     if not all(names_told(a, b) for a, b in zip(then, now, strict=True)) or any(a - b for a, b in declared):
         return None
     born = _parsed(news)
     symbols = {k for a, b in declared for k in b - a} | {k for f in born for k in _declares(f)}
     mark = clock()
-    listed, listing, census = _listing(indexes, (key, sid, index), listed, (then, now, born, news), symbols)
+    removed = removed_files(paths, index, listed, gone)
+    moving = (then, now, born, news, gone)
+    listed, listing, census = _listing(indexes, (key, sid, index), listed, moving, symbols)
     found = _sources(paths, index, listing, ([*edited, *news], then, news))
-    if found is None:
+    if found is None or removed is None:
         return None
     sources, hashes, before = found
     seconds = {"walk": mark - started + clock() - mark}
     mark = clock()
     calls = KeptCalls()
-    linked = _link(store_path, sources, (before, hashes), (now, born), (calls, kept))
+    linked = _link(store_path, sources, (before, hashes), (now, born, removed), (calls, kept))
     if linked is None:
         return None
     model, local, parsed = linked
     new_paths = {f.path for f in born}
     symbols |= _symbols_of(model, new_paths)
-    changed_paths = sorted(f.path for f in now)
     elements = _elements(
         indexes, key, local, _reached_files(model, local) | _beside(listed, new_paths), new_paths
     )
     seconds["parse_and_diff"] = clock() - mark
     store, whole = update_store(store_path), listing is listed
-    loaded = _load_and_plan((store, sid, request), elements, (model, local, symbols), census, clock, whole)
-    if loaded is None:
+    planning = (model, local, set(gone), symbols)
+    loaded = _load_and_plan((store, sid, request), elements, planning, census, clock, whole)
+    if loaded is None or (gone and not held_within(indexes, key, loaded[1], local)):
         return None
     session, diff, fit, took = loaded
     state = session.state
     seconds["load"], seconds["parse_and_diff"] = took[0], seconds["parse_and_diff"] + took[1]
     check_update_size(state, diff, session.config.constraints, sid)
-    files = _files(index.read + len(born), parsed, len(local & hashes.keys()), (changed_paths, new_paths))
+    counts = (index.read + len(born), parsed, len(local & hashes.keys()))
+    files = _files(counts, (sorted(f.path for f in now), new_paths), (removed, hashes))
     commit = commit_of()
     mark = clock()
     _keep(store_path, sources, hashes, [*now, *born])
@@ -448,10 +466,11 @@ def update_bodies(
     step = store.session(sid).last_step
     indexes.put_calls(sid, step, calls)
     _keep_census(indexes, (sid, index.last_step, step), fit, None if whole else symbols)
-    _keep_index(indexes, (key, index, step), state, local, (changed, edited, news, found_added, listed))
+    kept_files = (changed, edited, news, found_added, listed, removed)
+    keep_index(indexes, (key, index, step), state, local, kept_files)
     seconds["commit"] = clock() - mark
     seconds["total"] = clock() - started
-    log.debug("map_code_update_bodies", session_id=sid, files=changed_paths, added=sorted(new_paths))
+    log.debug("map_code_update_bodies", session_id=sid, files=files)
     size = (state.node_count, state.edge_count)
     seconds = {k: seconds[k] for k in ("load", "walk", "parse_and_diff", "commit", "total")}
     return update_result(sid, step, update.iteration, update.changes, files, size, commit, seconds)
@@ -480,13 +499,14 @@ def _beside(listed: list[tuple[str, str | None]] | None, added: set[str]) -> set
 def _load_and_plan(
     session: tuple[Any, str, Any],
     elements: list[str] | None,
-    linked: tuple[CodeModel, set[str], set[str]],
+    linked: tuple[CodeModel, set[str], set[str], set[str]],
     census: Census | None,
     clock: Callable[[], float],
     whole: bool,
 ) -> tuple[Any, Difference, SchemaFit, tuple[float, float]] | None:
     """The session (``session``: its store, id and request, when loaded already) loaded with ``elements``, the
-    difference of the files linked again planned on it (``linked``: the model, the files, the symbols added;
+    difference of the files linked again planned on it (``linked``: the model, the files, those of them
+    removed, the symbols added;
     ``_plan``, with the last step's ``census`` unless every file was linked: ``whole``), and the seconds each
     took; None: the general path decides."""
     store, sid, request = session
@@ -496,7 +516,8 @@ def _load_and_plan(
         return None
     load = clock() - mark
     mark = clock()
-    planned = _plan(loaded.state, *linked, None if whole else census)
+    model, local, gone, symbols = linked
+    planned = _plan(loaded.state, model, (local, gone), symbols, None if whole else census)
     if planned is None:
         return None
     return loaded, *planned, (load, clock() - mark)
@@ -506,25 +527,36 @@ def _listing(
     indexes: TreeIndexes,
     at: tuple[str, str, TreeIndex],
     listed: list[tuple[str, str | None]] | None,
-    facts: tuple[Sequence[FileFacts], Sequence[FileFacts], Sequence[FileFacts], Sequence[SourceFile]],
+    facts: tuple[
+        Sequence[FileFacts], Sequence[FileFacts], Sequence[FileFacts], Sequence[SourceFile], Sequence[str]
+    ],
     symbols: set[str],
 ) -> tuple[list[tuple[str, str | None]] | None, list[tuple[str, str | None]] | None, Census | None]:
     """The files the walk read (``listed``, else the index's, ``at``: its key, the session, the index) with
-    those added where it reads them, those of them to link (``_linked_files``), and the census of the last
-    step when symbols are added (``facts``: the changed files' then and now, the added files' and their
-    sources)."""
+    those added where it reads them and without those removed, those of them to link (``_linked_files``),
+    and the census of the last step when symbols are added (``facts``: the changed files' then and now, the
+    added files' and their sources, the paths of the files removed)."""
     key, sid, index = at
-    then, now, born, news = facts
+    then, now, born, news, gone = facts
     listed = listed if listed is not None else indexes.sources(key)
-    if news and listed is not None:
-        listed = with_added(listed, news)
+    if (news or gone) and listed is not None:
+        listed = with_added(listed, news, gone)
     census = indexes.census(sid, index.last_step) if symbols or news else None
-    return listed, _linked_files(listed, (then, [*now, *born]), symbols, census), census
+    return listed, _linked_files(listed, (then, [*now, *born]), symbols, census, gone), census
 
 
-def _files(read: int, parsed: int, relinked: int, paths: tuple[list[str], set[str]]) -> dict[str, Any]:
-    """The update's ``files``: the files read, parsed, linked again, changed and added (``paths``)."""
+def _files(
+    counts: tuple[int, int, int], paths: tuple[list[str], set[str]], moved: tuple[Removed, dict[str, str]]
+) -> dict[str, Any]:
+    """The update's ``files``: the files read (``counts``: but for those removed), parsed and linked again,
+    changed and added (``paths``), removed, and renamed (``touched.renamed``: a file added with the content of
+    one removed; ``moved``: the files removed, each file's content hash now)."""
+    read, parsed, relinked = counts
     changed, added = paths
+    gone, hashes = moved
+    removed = sorted(gone)
+    read -= len(removed)
+    renames = renamed({p: sha for p, (_, sha, _) in gone.items()}, hashes, sorted(added), removed)
     return {
         "read": read,
         "reparsed": parsed,
@@ -532,8 +564,8 @@ def _files(read: int, parsed: int, relinked: int, paths: tuple[list[str], set[st
         "relinked": relinked,
         "added": sorted(added),
         "changed": changed,
-        "removed": [],
-        "renamed": [],
+        "removed": removed,
+        "renamed": renames,
     }
 
 
@@ -550,36 +582,6 @@ def _symbols_of(model: CodeModel, paths: set[str]) -> set[str]:
     """The symbols the files ``paths`` (added) declare in ``model``, none of which another file shares (their
     Module nodes, their declarations): each is a node to add (``_adds``)."""
     return {k for plan in model.files if plan.path in paths for k in plan.symbols if not k.startswith(SHARED)}
-
-
-def _keep_index(
-    indexes: TreeIndexes,
-    at: tuple[str, TreeIndex, int],
-    state: GraphState,
-    local: set[str],
-    files: tuple[
-        Sequence[Any],
-        Sequence[SourceFile],
-        Sequence[SourceFile],
-        Sequence[Added],
-        list[tuple[str, str | None]] | None,
-    ],
-) -> None:
-    """The tree's index after the step ``at`` made (its key, the index, the step): the elements of the files
-    linked again (``local``, from ``state``), the files changed noted, and the files added (as the walk reads
-    them, as the index found them) with their stats and hashes, their places in the walk's order with their
-    module names (``listed``: the walk's files with them) and their Module nodes."""
-    key, index, step = at
-    changed, edited, news, found, listed = files
-    rows = file_elements(state)  # once: it reads every element of the part loaded
-    indexes.put_elements(key, {p: rows.get(p, []) for p in local})
-    index.note(list(changed), step, [s.text for s in edited])
-    if news and listed is not None:
-        modules = module_nodes(state)
-        index.add(found, step, [s.text for s in news])
-        index.sources = listed
-        index.files.update((s.path, (s.module, modules[s.path])) for s in news)
-        indexes.put_files(key, index)
 
 
 __all__ = ["update_bodies"]

@@ -4,7 +4,7 @@ changed here: the act step applies the difference (``Session.apply_update``)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from typing import Any
 
 from igg.act.difference import Difference, NodeRef
@@ -154,7 +154,8 @@ def plan_file_difference(
         )
     ]
     found = _wanted_edges(state, fit, plans, own)
-    left = _left_behind(state, fit, stale)
+    linked = None if others else paths
+    left = _left_behind(state, fit, stale, linked=linked)
     if found is None or left is None:
         return None
     stale += left
@@ -171,7 +172,7 @@ def plan_file_difference(
     sources = [v for v in own.values() if isinstance(v, str)]
     planned = {(ids[a], label, ids[b]): want for (a, label, b), want in wanted.items()}
     _plan_edges(state, sources, set(stale), dict(planned), diff)
-    dropped = _left_behind(state, fit, [], _outside_ends(state, diff.remove_edges, set(stale)))
+    dropped = _left_behind(state, fit, [], _outside_ends(state, diff.remove_edges, set(stale)), linked)
     if dropped is None:
         return None
     if dropped:  # an outside package whose last import went: it goes, and the edges are planned without it
@@ -207,13 +208,18 @@ def _in_id_order(diff: Difference) -> Difference:
 
 
 def _left_behind(
-    state: GraphState, fit: SchemaFit, stale: list[str], ends: Sequence[str] = ()
+    state: GraphState,
+    fit: SchemaFit,
+    stale: list[str],
+    ends: Sequence[str] = (),
+    linked: Collection[str] | None = None,
 ) -> list[str] | None:
     """The nodes no file declares (an outside package or module, a table, a package) that the nodes
     ``stale`` (to remove) or the edges to remove to ``ends`` (such nodes) leave behind and a fresh map no
     longer makes, to remove with them: ``ends`` and those reached from ``stale`` through nodes a fresh map no
     longer makes. None when one of those is a node of a file: only a diff of the whole graph can tell what
-    changed."""
+    changed. ``linked``: the files linked again, when a node of any other file is one a fresh map makes as
+    it is (``plan_file_difference``'s ``others=False``; ``fit`` places only what those files reach)."""
     gone = set(stale)
     succ, pred = state.succ, state.pred
     todo = [m for n in stale for m in (*succ[n], *pred[n]) if m not in gone]
@@ -232,6 +238,10 @@ def _left_behind(
             kept.add(m)
             continue
         if "file" in props or "path" in props:
+            owner = props.get("file") if "file" in props else props.get("path") if label == "Module" else None
+            if linked is not None and owner is not None and owner not in linked:
+                kept.add(m)
+                continue
             return None
         gone.add(m)
         left.append(m)

@@ -294,18 +294,20 @@ def link_bodies(
     parsed: list[str],
     calls: tuple[KeptCalls, KeptRows],
     added: Collection[str] = (),
+    removed: Mapping[str, tuple[str | None, str | None]] | None = None,
 ) -> tuple[CodeModel, set[str]] | None:
     """The link of the files ``changed`` in place and ``added`` (facts read without bodies, those of
-    ``parsed`` parsed now) as the general path links them, and the files linked: those ``_reach`` finds (with
-    the kept calls when only bodies and lines changed), and when flows changed those whose calls the program
-    solved again resolves otherwise (``_link_flows``); None when a change reaches further or another file was
-    parsed."""
+    ``parsed`` parsed now), without those ``removed`` (path -> module name and content hash at the last map),
+    as the general path links them, and the files linked (those removed among them): those ``_reach`` finds
+    (with the kept calls when only bodies and lines changed), and when flows changed those whose calls the
+    program solved again resolves otherwise (``_link_flows``); None when a change reaches further or another
+    file was parsed."""
     before = shas[0]
     if not set(parsed) <= {*changed, *added}:
         return None
     module_of = {f.path: f.module for f in sources}
     earlier = {p: (module_of[p], before[p]) for p in changed}
-    reached = _reach(facts, earlier, cache, (set(added), {}), flows=False)
+    reached = _reach(facts, earlier, cache, (set(added), dict(removed or {})), flows=False)
     if reached is None:
         return None
     reach, olds, flowed = reached

@@ -52,7 +52,7 @@ from igg.codemap.relines import Moves, line_map
 from igg.codemap.sources import SourceFile, with_modules
 from igg.codemap.treeindex import Added, Changed, TreeIndex, TreeIndexes
 from igg.codemap.walk import read_bytes_as_walked
-from igg.mapping.added import added_sources
+from igg.mapping.added import NewFiles, added_sources
 from igg.mapping.limits import check_update_size
 from igg.mapping.relined import relined_difference
 from igg.mapping.updated import UpdateResult, apply_step, load_map, update_result, update_store
@@ -190,27 +190,24 @@ def _moved_calls(
     return out
 
 
-NewFiles = tuple[list[SourceFile], Sequence[Added], list[tuple[str, str | None]] | None]
-"""Files added (``igg.mapping.added``): as the walk reads and names them, as the index found them, and the
-walk's files the index keeps (``TreeIndex.sources``) when read."""
-
-
 def _news(
     paths: Sequence[Path],
     key: str,
     indexes: TreeIndexes,
-    added: Sequence[Added],
+    moved: tuple[Sequence[Added], Sequence[str]],
     *,
     max_bytes: int,
     chosen: Sequence[str] | None,
 ) -> NewFiles | None:
-    """The files ``added`` (``TreeIndex.changed``) read as the walk reads them and named as it names them
-    (``added.added_sources``); None when one is not a file an update takes alone."""
-    if not added:
-        return [], added, None
+    """The files added (``moved``: those added, the absolute paths of those removed, as ``TreeIndex.changed``
+    finds them) read as the walk reads them and named as it names them, and those removed as the walk named
+    them (``added.added_sources``); None when one is not a file an update takes alone."""
+    added, removed = moved
+    if not added and not removed:
+        return [], added, None, []
     listed = indexes.sources(key)
-    read = added_sources(paths, added, listed, max_bytes=max_bytes, chosen=chosen) if listed else None
-    return (read, added, listed) if read is not None else None
+    read = added_sources(paths, moved, listed, max_bytes=max_bytes, chosen=chosen) if listed else None
+    return (read[0], added, listed, read[1]) if read is not None else None
 
 
 def _bodies(
@@ -260,23 +257,23 @@ def update_same_facts(
     started: float,
     commit_of: Callable[[], str | None],
     indexes: TreeIndexes,
-    added: Sequence[Added] = (),
+    moved_files: tuple[Sequence[Added], Sequence[str]] = ((), ()),
 ) -> UpdateResult | None:
     """The update of session ``sid`` when every file changed since its index (``tree``: the index's key, the
     index, of the session's last step, and the files whose bytes changed) kept its facts, moved in order at
     most (see the module doc); its kept calls written, the index noted (to be kept); None: the general path
-    decides. Files ``added`` (``TreeIndex.changed``), or facts changed otherwise, are updated by
-    ``igg.mapping.bodies`` when they can be."""
+    decides. Files added or removed (``moved_files``, as ``TreeIndex.changed`` finds them), or facts changed
+    otherwise, are updated by ``igg.mapping.bodies`` when they can be."""
     key, index, changed = tree
     edits = _edits(paths, index, changed, max_bytes=max_bytes, chosen=chosen)
     if edits is None:
         return None
-    news = _news(paths, key, indexes, added, max_bytes=max_bytes, chosen=chosen)
+    news = _news(paths, key, indexes, moved_files, max_bytes=max_bytes, chosen=chosen)
     if news is None:
         return None
     options = {"store_path": store_path, "clock": clock, "started": started, "commit_of": commit_of}
     bodies = partial(_bodies, paths, sid, tree, [e.source for e in edits], news, indexes, options)
-    if not edits:  # files added alone
+    if not edits:  # files added or removed alone
         return bodies(([], []), None)
     seconds = {"walk": clock() - started}
     mark = clock()
@@ -294,7 +291,9 @@ def update_same_facts(
     if before is None or found is None:
         return None
     then, now, moved = found
-    if moved is None or added:  # the facts changed (perhaps only what the files' bodies call), or files came
+    if moved is None or any(
+        moved_files
+    ):  # the facts changed (perhaps only what the bodies call), files moved
         return bodies((then, now), session.request)
     if moved and held is None:
         return None

@@ -36,7 +36,9 @@ value flows changed too (a call added, an argument changed), the program is solv
 whose calls it now resolves otherwise are linked again and loaded, the same way; so for a declaration changed
 without a node to add or remove (a function's parameters), with the files that name it; and for files added
 to folders that hold what they held (``TreeIndex.changed``'s ``added``), read and named as the walk would
-(``igg.mapping.added``), with the files that name them or import their paths.
+(``igg.mapping.added``), with the files that name them or import their paths, and for files removed from
+folders that keep others of their language (``removed``), with the files that named them, once no file not
+linked holds an edge to a node of theirs (``TreeIndexes.holding``).
 Anything else takes the general path (``igg.mapping.remap``).
 """
 
@@ -97,12 +99,10 @@ def update_map(
     chosen: Sequence[str] | None = None,
     clock: Callable[[], float] = time.perf_counter,
 ) -> UpdateResult:
-    """Re-map ``paths`` into the stored map-code session (see the module doc); returns what changed.
-
-    Raises ``RequestInvalid`` for a path that does not exist or a store without a map-code session, and
+    """Re-map ``paths`` into the stored map-code session (see the module doc); returns what changed. Raises
+    ``RequestInvalid`` for a path that does not exist or a store without a map-code session, and
     ``SessionRefused`` for a session that is not a finished static map. ``chosen``: the languages read
-    (``--languages``; default: every one).
-    """
+    (``--languages``; default: every one)."""
     paths = existing_paths(paths)
     started = clock()
     commit_of = git_commit_soon(paths)
@@ -120,12 +120,13 @@ def update_map(
             if index is not None and (index.session_id, index.last_step) != (sid, info.last_step):
                 index = None  # it speaks for another graph
             added: list[Added] = []
-            changed = index.changed(limit=SAME_FACTS_FILES, added=added) if index is not None else None
-            if index is not None and changed == [] and not added:
+            removed: list[str] = []
+            changed = index.changed(limit=SAME_FACTS_FILES, added=added, removed=removed) if index else None
+            if index is not None and changed == [] and not added and not removed:
                 if index.refreshed:  # folders listed and files read alike: not again next time
                     indexes.put(key, index, files=False)
                 return _unchanged(index, info, commit_of, started, clock)
-            if index is not None and changed is not None and (changed or added):
+            if index is not None and changed is not None and (changed or added or removed):
                 from igg.mapping.samefacts import update_same_facts
 
                 index.files = indexes.files(key) or {}
@@ -140,7 +141,7 @@ def update_map(
                     started=started,
                     commit_of=commit_of,
                     indexes=indexes,
-                    added=added,
+                    moved_files=(added, removed),
                 )
                 if kept is not None:  # noted: its files' new stats and bytes, the step kept
                     indexes.put(key, index, files=False)

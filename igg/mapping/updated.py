@@ -175,8 +175,10 @@ def file_elements(state: GraphState) -> dict[str, list[str]]:
     """Each mapped file's path -> the ids of the elements that hold a line of it or go out of it: its nodes
     (its Module node, every node that names it as its ``file``), every edge one of whose sites (or its first,
     ``file``) is in it, every edge going out of one of its nodes (a ``CONTAINS`` has no site), and both ends
-    of those edges, and its package's ``CONTAINS`` of its Module node with the package's node (where an
-    update that adds a file beside it finds the package). An update that only moved the file's lines loads
+    of those edges, and an edge without a site from a node of no file to one of its nodes with that node's
+    other end (its package's ``CONTAINS`` of its Module node: where an update that adds a file beside it finds
+    the package). So every edge that ends at a file's node is held by a file: an update that removes the
+    file finds them all (``TreeIndexes.holding``). An update that only moved the file's lines loads
     those alone (``igg.mapping.samefacts``); one that changed only what its bodies call, or added files,
     those of the files linked again (``igg.mapping.bodies``)."""
     out: dict[str, dict[str, None]] = {}
@@ -196,7 +198,7 @@ def file_elements(state: GraphState) -> dict[str, list[str]]:
             if source is not None:
                 held = out[source]
                 held[e] = held[d["to"]] = None
-            elif (target := owner.get(d["to"])) is not None and state.node_type(d["to"]) == "Module":
+            elif (target := owner.get(d["to"])) is not None:  # a package's CONTAINS of its Module node
                 held = out[target]
                 held[e] = held[d["from"]] = None
             continue

@@ -250,9 +250,9 @@ def test_an_update_that_changes_the_imports_keeps_the_graph_again(
     """After ``map-code --store S``, an ``--update`` for a new import (the files that name what it binds
     linked) leaves the kept graph, which the check links again with the file's new facts; one for a module
     added beside others (the files that name it linked, their elements loaded alone: ``igg.mapping.bodies``)
-    leaves it too, and the check, which sees a folder changed, maps the tree from the facts cache; one for a
-    module removed (the general path) keeps the new graph of imports; one for a body edit (a few files
-    linked) leaves the kept graph, which still holds. Each answer is a fresh map's graph."""
+    leaves it too, and the check, which sees a folder changed, maps the tree from the facts cache; so does one
+    for a module removed (the files that named it linked); one for a body edit (a few files linked) leaves
+    the kept graph, which still holds. Each answer is a fresh map's graph."""
     root = tmp_path / "tree"
     shop.make(root)
     store = tmp_path / "s.sqlite"
@@ -260,7 +260,7 @@ def test_an_update_that_changes_the_imports_keeps_the_graph_again(
     map_code([root], store=str(store), cache=FactsCache(cache_path))
     relinked: list[bool] = []
     answered = spied(monkeypatch, relinked)
-    steps = (("import added", False, True), ("new module", False, False), ("deleted", True, False))
+    steps = (("import added", False, True), ("new module", False, False), ("deleted", False, False))
     for step, kept_then, relinked_then in (*steps, ("body", True, False)):
         change(root, step)
         result = update_map([root], store)

@@ -1,18 +1,22 @@
-"""A file added beside others of its language is updated without walking the tree or loading the graph: the
-tree's index finds it in a folder that holds what it held (``TreeIndex.changed``), it is read and named as
-the walk would (``igg.mapping.added``), and linked with the files that name what it declares or import its
-path (``moved.moved_names``), whose elements alone are loaded (``igg.mapping.bodies``). Each step here is
-judged against a fresh map of the same tree, and the index's rows against the graph's."""
+"""A file added beside others of its language, or removed from beside them, is updated without walking the
+tree or loading the graph: the tree's index finds it in a folder that holds what it held but for it
+(``TreeIndex.changed``), it is read and named as the walk would (``igg.mapping.added``), and linked with the
+files that name what it declares or import its path (``moved.moved_names``), whose elements alone are loaded
+(``igg.mapping.bodies``); a file removed, once every file holding an edge to its nodes is among them
+(``TreeIndexes.holding``). Each step here is judged against a fresh map of the same tree, and the index's rows
+against the graph's."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from igg.codemap.treeindex import Added, TreeIndex
 from igg.codemap.walk import DEFAULT_MAX_BYTES, walk
+from igg.mapping import remap
 from igg.mapping.updated import file_elements
 from igg.store import SessionStore
 from tests.codegraph import map_into_store
@@ -23,15 +27,16 @@ from tests.unit.test_update_imports import fresh_graph, mapped_beside_ky, update
 _TS_LATER = "export function later(): number {\n  return 1;\n}\n"
 _TS_USE = 'import { later } from "./later";\n\nexport function use(): number {\n  return later();\n}\n'
 
-# (files first mapped, then the edits in turn: (path, text or None to delete it, whether the update takes
-# this path)); ky beside each tree, so that no edit is large enough to keep a snapshot of the whole graph
+# (files first mapped, then the edits in turn: (path, text or None to delete it, or the path it is renamed
+# to, whether the update takes this path)); ky beside each tree, so that no edit is large enough to keep a
+# snapshot of the whole graph
 CASES = {
     "a TypeScript file another imported before it was written, then edited, then removed": (
         {"app/a.ts": "export const n = 1;\n", "app/use.ts": _TS_USE, "app/side.ts": 'import "./later.js";\n'},
         [
             ("app/later.ts", _TS_LATER, True),
             ("app/later.ts", _TS_LATER + "\nexport function again(): number {\n  return later();\n}\n", True),
-            ("app/later.ts", None, False),  # removed: the general path
+            ("app/later.ts", None, True),  # removed: the files that import it linked with it
         ],
     ),
     "a TypeScript file added with the file that imports it": (
@@ -95,6 +100,38 @@ CASES = {
             )
         ],
     ),
+    "a TypeScript file renamed, then removed, while another still imports it by its first name": (
+        {
+            "app/a.ts": "export const n = 1;\n",
+            "app/money.ts": "export function cents(n: number): number {\n  return n * 100;\n}\n",
+            "app/pay.ts": 'import { cents } from "./money";\n\nexport const due = cents(3);\n',
+        },
+        [
+            ("app/money.ts", "app/cash.ts", True),  # renamed: one file removed, one added, in one update
+            ("app/cash.ts", None, True),
+        ],
+    ),
+    "a Go file removed that declared a method of a type of its package": (
+        {
+            "go/go.mod": "module example.com/m\n\ngo 1.21\n",
+            "go/p/t.go": "package p\n\ntype T struct{}\n\nfunc Use(t T) int {\n\treturn t.Size()\n}\n",
+            "go/p/size.go": "package p\n\nfunc (t T) Size() int {\n\treturn 1\n}\n",
+        },
+        [("go/p/size.go", None, True)],
+    ),
+    "a Java class removed that another calls, and a Python module another imports": (
+        {
+            "java/com/acme/A.java": "package com.acme;\n\npublic class A {\n"
+            "    public int use(Later l) {\n        return l.run();\n    }\n}\n",
+            "java/com/acme/Later.java": "package com.acme;\n\npublic class Later {\n"
+            "    public int run() {\n        return 1;\n    }\n}\n",
+            "app/__init__.py": "",
+            "app/a.py": "def one():\n    return 1\n",
+            "app/later.py": "from app.a import one\n\n\ndef run():\n    return one()\n",
+            "app/use.py": "from app import later\n\n\ndef use():\n    return later.run()\n",
+        },
+        [("java/com/acme/Later.java", None, True), ("app/later.py", None, True)],
+    ),
     "files the general path takes: an index file, a file in a new folder, a Java interface": (
         {
             "app/a.ts": "export const n = 1;\n",
@@ -108,6 +145,7 @@ CASES = {
                 "package com.acme;\n\npublic interface Run {\n    int run();\n}\n",
                 False,
             ),
+            ("app/sub/b.ts", None, False),  # its folder's last file: the folder goes with it
         ],
     ),
 }
@@ -126,13 +164,18 @@ def test_a_file_added_is_updated_from_the_files_that_name_it_as_a_fresh_map(
         existed = (tree / path).exists()
         if text is None:
             (tree / path).unlink()
+        elif text in files or text.startswith(("app/", "go/", "java/")):  # a rename
+            (tree / path).rename(tree / text)
         else:
             (tree / path).parent.mkdir(parents=True, exist_ok=True)
             (tree / path).write_text(text, encoding="utf-8")
         result = updated(tree, store, monkeypatch, alone)
-        assert path in (
-            result.files["changed"] if existed and text else result.files["added" if text else "removed"]
-        ), result.files
+        if not (tree / path).exists() and (tree / str(text)).is_file() and text != path:
+            assert result.files["renamed"] == [{"from": path, "to": text}], result.files
+        else:
+            assert path in (
+                result.files["changed"] if existed and text else result.files["added" if text else "removed"]
+            ), result.files
         assert graph_of(store, "m") == fresh_graph(tree, tmp_path / f"fresh{n}.db"), (name, n)
         if alone:
             rows = {p: set(ids) for p, ids in file_elements(SessionStore(store).load_state("m")[1]).items()}
@@ -188,6 +231,30 @@ def test_an_index_file_added_links_the_files_that_import_its_folder(
     assert graph_of(store, "m") == fresh_graph(tree, tmp_path / "fresh.db")
 
 
+def test_a_file_removed_whose_edges_another_file_holds_takes_the_general_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file removed while a file not linked with it holds an edge to one of its nodes (here the importer,
+    left out of the files found to name it, as a reach that missed it would) is not removed from the part
+    of the graph loaded: that edge would stay in the store, its end gone (``TreeIndexes.holding``). The
+    general path removes it with every edge to it."""
+    files = {"app/a.ts": "export const n = 1;\n", "app/later.ts": _TS_LATER, "app/use.ts": _TS_USE}
+    tree, store = mapped_beside_ky(tmp_path, files)
+    found = remap._mentioning
+
+    def missing_the_importer(*args: Any, **kwargs: Any) -> set[str] | None:
+        reach = found(*args, **kwargs)
+        return None if reach is None else reach - {"app/use.ts"}
+
+    (tree / "app" / "later.ts").unlink()
+    monkeypatch.setattr(remap, "_mentioning", missing_the_importer)
+    result = updated(tree, store, monkeypatch, False)
+    assert result.files["removed"] == ["app/later.ts"]
+    state = SessionStore(store).load_state("m")[1]
+    assert all(d["from"] in state.nodes and d["to"] in state.nodes for _, d in state.edge_data())
+    assert not any(state.node_properties(n).get("path") == "app/later.ts" for n in state.nodes)
+
+
 def _indexed(tree: Path) -> TreeIndex:
     walked = walk([tree], listings=True)
     return TreeIndex.of(walked, "s", 1)
@@ -203,9 +270,10 @@ def _aged(tree: Path) -> None:
 
 
 def test_the_index_tells_files_added_to_a_folder_from_any_other_change(tmp_path: Path) -> None:
-    """A source file added to a folder that holds what it held is reported with its bytes; a file of no
-    language read changes nothing; a folder added, a file gone, a file larger than the walk's default limit,
-    or no ``added`` list asked for answer None (the general path walks the tree)."""
+    """A source file added to a folder that holds what it held is reported with its bytes, and a file it read
+    that is gone by its path (asked for: ``removed``); a file of no language read changes nothing; a folder
+    added, a file gone unasked, a file larger than the walk's default limit, or no ``added`` list asked for
+    answer None (the general path walks the tree)."""
     tree = tmp_path / "tree"
     (tree / "app").mkdir(parents=True)
     (tree / "app" / "a.py").write_text("A = 1\n")
@@ -226,6 +294,17 @@ def test_the_index_tells_files_added_to_a_folder_from_any_other_change(tmp_path:
     (tree / "app" / "b.py").unlink()
     (tree / "app" / "d.py").write_text("D = 4\n")
     assert index.changed(added=[]) is None
+    added.clear()
+    removed: list[str] = []
+    assert index.changed(added=added, removed=removed) == []
+    assert ([p for p, _, _ in added], removed) == ([str(tree / "app" / "d.py")], [str(tree / "app" / "b.py")])
+    index.drop(set(removed))
+    assert str(tree / "app" / "b.py") not in index.paths and len(index.paths) == len(index.shas) == 2
+    index = _indexed_at(tree)
+    (tree / "app" / "a.py").unlink()
+    (tree / "app" / "gone").mkdir()  # a folder added with the file removed: not the folder it was
+    assert index.changed(added=[], removed=[]) is None
+    (tree / "app" / "gone").rmdir()
     index = _indexed_at(tree)
     (tree / "app" / "big.py").write_bytes(b"#" * (DEFAULT_MAX_BYTES + 1))  # not read whole: the walk decides
     assert index.changed(added=[]) is None
