@@ -26,7 +26,8 @@ Each command runs as the user runs it, ``python -m igg ...`` in a subprocess, ti
   the TypeScript one exported, and ``check --since`` timed after it: the kept graph of imports linked again)
   after a TypeScript and a Python file added beside others (the files that name what it declares or import
   its path linked with it, their elements alone loaded: ``igg.mapping.added``; in Python the program solved
-  again), and after that Python file removed (the general path: the files naming it linked), each
+  again), after each of them removed (the files that named it linked without it, once every file that holds
+  an edge to its nodes is among them), and after a TypeScript module others import renamed, each
   committed, with the peak memory of that process alone (``PEAK``), and whether the graph still equals a
   fresh map's;
 - whether the updated session's graph equals the graph a fresh map of the new tree builds, element ids
@@ -86,7 +87,9 @@ TARGETS = {
     "update_py_import_added_s": 2.0,
     "update_ts_file_added_s": 2.0,
     "update_py_file_added_s": 2.0,
+    "update_ts_file_removed_s": 2.0,
     "update_py_file_removed_s": 2.0,
+    "update_ts_file_renamed_s": 2.0,
     "update_noop_s": 0.5,
     "check_since_s": 3.0,
     "check_since_kept_s": 3.0,
@@ -392,6 +395,7 @@ def run(root: Path, files: int, mapped: bool = False) -> dict[str, Any]:
     for language, (pattern, _, _) in IMPORTS_ADDED.items():  # an import: the files naming what it binds
         import_edit(sorted(tree.rglob(pattern))[0], language)
         timed_update(out, f"update_{language}_import_added", repo, store)
+    copies: dict[str, Path] = {}
     for language, pattern in FILES_ADDED.items():  # a copy of a module beside it: the files naming it linked
         module = sorted(tree.rglob(pattern))[0]
         added = next(  # a tree kept from an earlier run (--keep) holds the files it added
@@ -406,9 +410,21 @@ def run(root: Path, files: int, mapped: bool = False) -> dict[str, Any]:
         added.write_text(text, encoding="utf-8")
         git(repo, "add", "-A")
         timed_update(out, f"update_{language}_file_added", repo, store)
-    added.unlink()  # the last one (Python's) removed: the general path, the files naming it linked
-    git(repo, "add", "-A")
-    timed_update(out, "update_py_file_removed", repo, store)
+        copies[language] = added
+    for language, added in copies.items():  # each removed: the files that named it linked without it
+        added.unlink()
+        git(repo, "add", "-A")
+        timed_update(out, f"update_{language}_file_removed", repo, store)
+    module = sorted(tree.rglob(FILES_ADDED["ts"]))[1]  # a module others import, renamed, then named back
+    for old, new in (
+        (module, module.with_name("renamed_" + module.name)),
+        (module.with_name("renamed_" + module.name), module),
+    ):
+        old.rename(new)
+        git(repo, "add", "-A")
+        timed_update(
+            out, "update_ts_file_renamed" if new != module else "update_ts_file_renamed_back", repo, store
+        )
     say(out, "updates_equal_fresh_map", same_as_fresh(tree, store))
 
     measured = {
@@ -430,7 +446,11 @@ def run(root: Path, files: int, mapped: bool = False) -> dict[str, Any]:
             f"update_{language}_file_added_s": out[f"update_{language}_file_added"]["wall_s"]
             for language in FILES_ADDED
         },
-        "update_py_file_removed_s": out["update_py_file_removed"]["wall_s"],
+        **{
+            f"update_{language}_file_removed_s": out[f"update_{language}_file_removed"]["wall_s"]
+            for language in FILES_ADDED
+        },
+        "update_ts_file_renamed_s": out["update_ts_file_renamed"]["wall_s"],
         "update_noop_s": out["update_noop"]["wall_s"],
         "check_since_s": out["check_since"]["wall_s"],
         "check_since_kept_s": out["check_since_kept"]["wall_s"],

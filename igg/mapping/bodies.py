@@ -32,11 +32,16 @@ hold:
    alter, are not compared) and applied by the act step as one update step, with the general path's record;
    the index keeps the new elements of the files linked again.
 
+Files added beside others of their language, or removed from beside them, take this path too
+(``igg.mapping.added``): a file removed, and an outside package whose last import went, take their nodes with
+them once every file that holds an edge to those nodes is among the files linked (``added.held_within``), so
+that no edge of a file not loaded is left in the store pointing at a node that is gone.
+
 Anything else returns None, and the general path decides, so the graph is always the one a fresh map builds: a
-file that came or went, a change ``changed_names`` cannot tell (an import of every name, a supertype), a flow
-that changed in a language that does not keep its calls, calls of the last link not kept, a node to remove (a
-function taken away, a method whose signature, its identity, changed, an outside package whose last import
-went), a node added that the changed files do not declare (an outside package first imported) or whose
+file that came or went otherwise (``added.added_sources``), a change ``changed_names`` cannot tell (an import
+of every name, a supertype), a flow that changed in a language that does not keep its calls, calls of the
+last link not kept, another node to remove (a function taken away, a method whose signature, its identity,
+changed), a node added that the changed files do not declare (an outside package first imported) or whose
 identity another symbol holds, an edge added or removed with a site in a file not linked again, an element the
 index does not hold, or a change large enough to keep a snapshot of the whole graph
 (``updates.keeps_snapshot``). ``tests/unit/test_bodies.py``, ``tests/unit/test_bodies_flows.py`` and
@@ -136,6 +141,13 @@ def _theirs(state: GraphState, node: str, local: set[str]) -> bool:
     return path in local
 
 
+def _outside(state: GraphState, node: str) -> bool:
+    """Whether the stored ``node`` is an outside package or module (``external``, of no file): every edge to
+    it is an import a file states, which that file's elements hold (``file_elements``)."""
+    props = state.node_properties(node)
+    return props.get("external") is True and not {"file", "path"} & props.keys()
+
+
 def _sited_within(state: GraphState, diff: Difference, local: set[str]) -> bool:
     """Whether every edge ``diff`` adds or removes holds sites in the files ``local`` alone (the index keeps
     the elements of those files only: an edge sited in another file would leave that file's row stale)."""
@@ -160,19 +172,20 @@ def _plan(
 ) -> tuple[Difference, SchemaFit] | None:
     """The difference of the files ``local`` on ``state`` (``files``: those linked again, those of them
     removed; a part of the graph: the other files' nodes are not compared, as no change of theirs can alter
-    them), and the fit it was planned by; None when it removes a node but of a file removed, adds one but for
-    the symbols ``added`` (keys) whose identity no other symbol shares (``_adds``: a shared one renames the
-    other), changes a node the files ``local`` do not declare (a symbol they share with a file of a language
-    not linked: ``_their_languages``), adds or removes an edge sited in another file, or keeps a snapshot of
-    the whole graph: the general path decides. ``census``: the census of the last step when only the changed
-    files' languages were linked (``SchemaFit.census``)."""
+    them), and the fit it was planned by; None when it removes a node but of a file removed or an outside one
+    (``_outside``: whose edges a file holds, ``added.held_within``), adds one but for the symbols ``added``
+    (keys) whose identity no other symbol shares (``_adds``: a shared one renames the other), changes a node
+    the files ``local`` do not declare (a symbol they share with a file of a language not linked:
+    ``_their_languages``), adds or removes an edge sited in another file, or keeps a snapshot of the whole
+    graph: the general path decides. ``census``: the census of the last step when only the changed files'
+    languages were linked (``SchemaFit.census``)."""
     local, gone = files
     fit = SchemaFit(model, state.schema, only=_ends(model, local, state.schema.edge_types))
     diff = plan_file_difference(state, fit, local, others=False)
     if (
         diff is None
         or not _adds(state, fit, diff, added, census)
-        or not all(_theirs(state, n, gone) for n in diff.remove_nodes)
+        or not all(_theirs(state, n, gone) or _outside(state, n) for n in diff.remove_nodes)
         or not all(_theirs(state, n, local) for n, _, _ in diff.set_properties)
         or not _sited_within(state, diff, local)
         or keeps_snapshot(_changes(diff, state), state)
@@ -451,7 +464,7 @@ def update_bodies(
     store, whole = update_store(store_path), listing is listed
     planning = (model, local, set(gone), symbols)
     loaded = _load_and_plan((store, sid, request), elements, planning, census, clock, whole)
-    if loaded is None or (gone and not held_within(indexes, key, loaded[1], local)):
+    if loaded is None or (loaded[1].remove_nodes and not held_within(indexes, key, loaded[1], local)):
         return None
     session, diff, fit, took = loaded
     state = session.state

@@ -434,6 +434,8 @@ def _print_update(result: Any) -> None:
             "nothing changed"
             if not files["added"] and not files["removed"] and not files["changed"]
             else "none: the changed files kept their facts, moved in order at most"
+            if not linked and not files["removed"]
+            else "none: no file named what the files removed declared, nor imported their paths"
             if not linked
             else (
                 f"{linked} of {files['read']}: the changed files and those naming what changed "
