@@ -334,7 +334,9 @@ def _link_flows(
     keeping, kept = calls
     _with_bodies(facts, sources, shas[1], cache, parsed, program | set(changed))
     solved = KeptCalls()
-    link(facts, only=changed, calls=solved)
+    # the program is solved as a file of it is linked: with a file removed alone, one that stays is linked
+    solving = changed if program.intersection(changed) else [*changed, *sorted(program)[:1]]
+    link(facts, only=solving, calls=solved)
     if not solved.whole:
         return None
     others = {p: shas[0].get(p) for p in solved.made if p not in changed}

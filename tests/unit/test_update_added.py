@@ -132,6 +132,21 @@ CASES = {
         },
         [("java/com/acme/Later.java", None, True), ("app/later.py", None, True)],
     ),
+    "a Python module no file names, whose value another module calls, added then removed": (
+        {
+            "app/__init__.py": "",
+            "app/a.py": "def apply(cb):\n    return cb()\n",
+            "app/b.py": "def one():\n    return 1\n",
+        },
+        [
+            (
+                "app/lone.py",
+                "from app.a import apply\nfrom app.b import one\n\n\ndef go():\n    return apply(one)\n",
+                True,
+            ),
+            ("app/lone.py", None, True),  # the program solved again: apply's call of one goes
+        ],
+    ),
     "files the general path takes: an index file, a file in a new folder, a Java interface": (
         {
             "app/a.ts": "export const n = 1;\n",
