@@ -21,6 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from igg.act.difference import Difference
+from igg.codemap.facts import FileFacts
+from igg.codemap.language import language_of
 from igg.codemap.sources import SourceFile
 from igg.codemap.treeindex import Added, TreeIndex, TreeIndexes
 from igg.codemap.walk import read_bytes_as_walked
@@ -149,4 +151,34 @@ def keep_index(
         indexes.put_files(key, index)
 
 
-__all__ = ["NewFiles", "Removed", "added_sources", "held_within", "keep_index", "removed_files", "with_added"]
+def parsed_added(news: Sequence[SourceFile]) -> list[FileFacts]:
+    """The facts of the files added, parsed now (apart from the cache, as the changed files' are)."""
+    if not news:
+        return []
+    from igg.mapping.prepare import parse_all
+
+    return parse_all(news, jobs=1, named=True)[0]
+
+
+def beside_files(listed: list[tuple[str, str | None]] | None, added: set[str]) -> set[str]:
+    """A file the walk read in the folder of each file ``added``, of its language (``listed``: the walk's
+    files; ``touched.sibling_files``): its elements hold the node of the package that holds the file added
+    (``file_elements``)."""
+    if not added or listed is None:
+        return set()
+    siblings = sibling_files(dict(listed), added)
+    folders = {(p.rpartition("/")[0], language_of(p)) for p in added}
+    return {siblings[f] for f in folders if f in siblings}
+
+
+__all__ = [
+    "NewFiles",
+    "Removed",
+    "added_sources",
+    "beside_files",
+    "held_within",
+    "keep_index",
+    "parsed_added",
+    "removed_files",
+    "with_added",
+]

@@ -70,12 +70,21 @@ from igg.codemap.sources import SourceFile, with_modules
 from igg.codemap.treeindex import TreeIndex, TreeIndexes
 from igg.graph.collector import collector_paused
 from igg.graph.state import GraphState
-from igg.mapping.added import NewFiles, Removed, held_within, keep_index, removed_files, with_added
+from igg.mapping.added import (
+    NewFiles,
+    Removed,
+    beside_files,
+    held_within,
+    keep_index,
+    parsed_added,
+    removed_files,
+    with_added,
+)
 from igg.mapping.declared import names_told
 from igg.mapping.difference import SHARED, plan_file_difference
 from igg.mapping.limits import check_update_size
 from igg.mapping.remap import link_bodies
-from igg.mapping.touched import renamed, sibling_files
+from igg.mapping.touched import renamed
 from igg.mapping.updated import (
     UpdateResult,
     apply_step,
@@ -438,7 +447,7 @@ def update_bodies(
     declared = [(_declares(a), _declares(b)) for a, b in zip(then, now, strict=True)]
     if not all(names_told(a, b) for a, b in zip(then, now, strict=True)) or any(a - b for a, b in declared):
         return None
-    born = _parsed(news)
+    born = parsed_added(news)
     symbols = {k for a, b in declared for k in b - a} | {k for f in born for k in _declares(f)}
     mark = clock()
     removed = removed_files(paths, index, listed, gone)
@@ -458,7 +467,7 @@ def update_bodies(
     new_paths = {f.path for f in born}
     symbols |= _symbols_of(model, new_paths)
     elements = _elements(
-        indexes, key, local, _reached_files(model, local) | _beside(listed, new_paths), new_paths
+        indexes, key, local, _reached_files(model, local) | beside_files(listed, new_paths), new_paths
     )
     seconds["parse_and_diff"] = clock() - mark
     store, whole = update_store(store_path), listing is listed
@@ -487,26 +496,6 @@ def update_bodies(
     size = (state.node_count, state.edge_count)
     seconds = {k: seconds[k] for k in ("load", "walk", "parse_and_diff", "commit", "total")}
     return update_result(sid, step, update.iteration, update.changes, files, size, commit, seconds)
-
-
-def _parsed(news: Sequence[SourceFile]) -> list[FileFacts]:
-    """The facts of the files added, parsed now (apart from the cache, as the changed files' are)."""
-    if not news:
-        return []
-    from igg.mapping.prepare import parse_all
-
-    return parse_all(news, jobs=1, named=True)[0]
-
-
-def _beside(listed: list[tuple[str, str | None]] | None, added: set[str]) -> set[str]:
-    """A file the walk read in the folder of each file ``added``, of its language (``listed``: the walk's
-    files; ``touched.sibling_files``): its elements hold the node of the package that holds the file added
-    (``file_elements``)."""
-    if not added or listed is None:
-        return set()
-    siblings = sibling_files(dict(listed), added)
-    folders = {(p.rpartition("/")[0], language_of(p)) for p in added}
-    return {siblings[f] for f in folders if f in siblings}
 
 
 def _load_and_plan(
@@ -548,13 +537,17 @@ def _listing(
     """The files the walk read (``listed``, else the index's, ``at``: its key, the session, the index) with
     those added where it reads them and without those removed, those of them to link (``_linked_files``),
     and the census of the last step when symbols are added (``facts``: the changed files' then and now, the
-    added files' and their sources, the paths of the files removed)."""
+    added files' and their sources, the paths of the files removed). None to link when the census holds the
+    key of a symbol added (one whose file was removed by an update that left it in the census, then put
+    back: ``_adds`` would refuse it once every file is linked and loaded; the general path decides now)."""
     key, sid, index = at
     then, now, born, news, gone = facts
     listed = listed if listed is not None else indexes.sources(key)
     if (news or gone) and listed is not None:
         listed = with_added(listed, news, gone)
     census = indexes.census(sid, index.last_step) if symbols or news else None
+    if census is not None and census.holds_any(orjson.dumps(k) for k in symbols):
+        return listed, None, census
     return listed, _linked_files(listed, (then, [*now, *born]), symbols, census, gone), census
 
 
