@@ -197,7 +197,7 @@ def _plan(
         or not all(_theirs(state, n, gone) or _outside(state, n) for n in diff.remove_nodes)
         or not all(_theirs(state, n, local) for n, _, _ in diff.set_properties)
         or not _sited_within(state, diff, local)
-        or keeps_snapshot(_changes(diff, state), state)
+        or _snapshot_kept(diff, state)
     ):
         return None
     return diff, fit
@@ -271,23 +271,19 @@ def _ends(model: CodeModel, local: set[str], edge_types: Collection[str]) -> set
     return ends
 
 
-def _changes(diff: Difference, state: GraphState) -> int:
-    """No fewer than the mutations ``diff`` makes on ``state`` (an edge's properties changed counted twice, a
-    node removed with each edge to or from it): a change this count finds too small for a snapshot
-    (``keeps_snapshot``) is one whose step keeps none."""
+def _snapshot_kept(diff: Difference, state: GraphState) -> bool:
+    """Whether the step ``diff`` makes on ``state`` would keep a snapshot of the graph it leaves
+    (``keeps_snapshot``), counting no fewer mutations than it makes (an edge's properties changed counted
+    twice, a node removed with each edge to or from it) and the graph it leaves no smaller: a change this
+    finds too small is one whose step keeps none."""
     gone = set(diff.remove_edges)
     for n in diff.remove_nodes:
         for ends in (state.succ[n], state.pred[n]):
             for keyed in ends.values():
                 gone.update(keyed)
-    return (
-        len(diff.set_properties)
-        + 2 * len(diff.set_edge_properties)
-        + len(diff.add_nodes)
-        + len(diff.remove_nodes)
-        + len(diff.add_edges)
-        + len(gone)
-    )
+    removed = len(diff.remove_nodes) + len(gone)
+    changed = len(diff.set_properties) + 2 * len(diff.set_edge_properties)
+    return keeps_snapshot(changed + len(diff.add_nodes) + len(diff.add_edges) + removed, state, removed)
 
 
 def _their_languages(

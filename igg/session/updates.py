@@ -76,10 +76,11 @@ def apply(
     return step, mutations, keeps_snapshot(len(mutations), state)
 
 
-def keeps_snapshot(mutations: int, state: GraphState) -> bool:
+def keeps_snapshot(mutations: int, state: GraphState, removed: int = 0) -> bool:
     """Whether an update step of ``mutations`` mutations keeps a snapshot of ``state`` after it: when it
-    changed a fifth of the graph or more."""
-    return mutations * 5 > state.node_count + state.edge_count
+    changed a fifth of the graph or more. ``removed``: the elements the step will remove from ``state``, when
+    it has not yet been applied (the graph it is judged by is the one after it)."""
+    return mutations * 5 > state.node_count + state.edge_count - removed
 
 
 def keep_plan(

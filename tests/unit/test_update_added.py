@@ -17,6 +17,7 @@ import pytest
 from igg.codemap.treeindex import Added, TreeIndex
 from igg.codemap.walk import DEFAULT_MAX_BYTES, walk
 from igg.mapping import remap
+from igg.mapping.update import update_map
 from igg.mapping.updated import file_elements
 from igg.store import SessionStore
 from tests.codegraph import map_into_store
@@ -269,6 +270,23 @@ def test_a_file_removed_whose_edges_another_file_holds_takes_the_general_path(
     state = SessionStore(store).load_state("m")[1]
     assert all(d["from"] in state.nodes and d["to"] in state.nodes for _, d in state.edge_data())
     assert not any(state.node_properties(n).get("path") == "app/later.ts" for n in state.nodes)
+
+
+def test_a_file_removed_from_a_small_graph_is_judged_by_the_graph_it_leaves(tmp_path: Path) -> None:
+    """A file removed whose nodes and edges are more than a fifth of the graph it leaves, though less than a
+    fifth of the graph before: its step keeps a snapshot, which a part of the graph cannot stand for, so the
+    general path takes it (the files' path judged it by the graph before and failed as it was kept)."""
+    tree, store = tmp_path / "tree", tmp_path / "s.db"
+    (tree / "app").mkdir(parents=True)
+    for n in range(10):
+        (tree / "app" / f"f{n}.ts").write_text(f"export function f{n}(): number {{\n  return {n};\n}}\n")
+    gone = "".join(f"export function g{n}(): number {{\n  return {n};\n}}\n" for n in range(4))
+    (tree / "app" / "gone.ts").write_text(gone)
+    map_into_store(tree, store)
+    (tree / "app" / "gone.ts").unlink()
+    result = update_map([tree], store, session_id="m", jobs=1)
+    assert result.files["removed"] == ["app/gone.ts"]
+    assert graph_of(store, "m") == fresh_graph(tree, tmp_path / "fresh.db")
 
 
 def _indexed(tree: Path) -> TreeIndex:
