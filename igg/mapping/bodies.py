@@ -233,14 +233,23 @@ def _linked_files(
 
 
 def _keep_census(
-    indexes: TreeIndexes, steps: tuple[str, int, int], fit: SchemaFit, added: set[str] | None
+    indexes: TreeIndexes,
+    steps: tuple[str, int, int],
+    made: tuple[SchemaFit, Difference],
+    added: set[str] | None,
 ) -> None:
-    """The census of the step ``steps`` made (session, the step before, this step): ``fit``'s when it placed
-    every file's symbols (``added`` None), else the last one's with the symbols ``added`` (none: the same
-    symbols)."""
+    """The census of the step ``steps`` made (session, the step before, this step; ``made``: by the fit and
+    the difference): the fit's when it placed every file's symbols (``added`` None), else none when the
+    difference removes nodes (a census keeps no
+    symbol's removal: one that kept the symbols removed would send the file put back to the general path; the
+    next update that adds a symbol links every file and makes one), else the last one's with the symbols
+    ``added`` (none: the same symbols)."""
     sid, since, step = steps
+    fit, diff = made
     if added is None:
         indexes.put_census(sid, step, fit.census())
+    elif diff.remove_nodes:
+        indexes.put_census(sid, step, None)
     else:
         indexes.add_census(sid, since, step, _entries(fit, added))
 
@@ -483,7 +492,7 @@ def update_bodies(
     update = apply_step(session, diff, files, commit, (clock, started))
     step = store.session(sid).last_step
     indexes.put_calls(sid, step, calls)
-    _keep_census(indexes, (sid, index.last_step, step), fit, None if whole else symbols)
+    _keep_census(indexes, (sid, index.last_step, step), (fit, diff), None if whole else symbols)
     kept_files = (changed, edited, news, found_added, listed, removed)
     keep_index(indexes, (key, index, step), state, local, kept_files)
     seconds["commit"] = clock() - mark
