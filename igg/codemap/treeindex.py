@@ -57,6 +57,7 @@ from igg.codemap.walk import (
     RACY_NS,
     WALK_NAMES,
     WalkResult,
+    listing,
     listing_names,
     listing_of,
     names_digest,
@@ -220,13 +221,13 @@ class TreeIndex:
                 moved = self._moved_in(folder, mark, known, removals)
                 if moved is None:
                     return None
-                new, lost = moved
+                new, lost, listed = moved
                 if limit is not None and len(added) + len(new) + len(gone) + len(lost) > limit:
                     return None
                 added.extend(new)
                 gone.update(lost)
                 self.dirs[folder] = _mtime(st)
-                self.listings[folder] = listing_of(folder)
+                self.listings[folder] = listed
             elif folder in self.listings:  # listed alike now: its time kept, unless too recent
                 self.dirs[folder] = _mtime(st)
                 self.refreshed = True
@@ -251,13 +252,14 @@ class TreeIndex:
 
     def _moved_in(
         self, folder: str, mark: int | str, known: dict[str, list[str]], removals: bool
-    ) -> tuple[list[Added], list[str]] | None:
+    ) -> tuple[list[Added], list[str], str] | None:
         """The files of a language read that ``folder`` holds and the index does not (``known``: the names of
         its files, by folder), read (their bytes, their stat taken before), and the paths of those it held
         that it no longer holds (``removals``: none unless asked), when without the first and with the second
-        it holds what it held (its ``listing``, else the names kept for a time too recent to tell, ``mark``);
-        None otherwise (a file held gone unasked, a folder gone or added, a file no longer a regular one, one
-        larger than the walk's default limit, or nothing added or removed)."""
+        it holds what it held (its ``listing``, else the names kept for a time too recent to tell, ``mark``),
+        and its listing now (from the one scan); None otherwise (a file held gone unasked, a folder gone or
+        added, a file no longer a regular one, one larger than the walk's default limit, or nothing added or
+        removed)."""
         with os.scandir(folder) as listed:
             entries = list(listed)
         held = set(known.get(folder, ()))
@@ -286,7 +288,7 @@ class TreeIndex:
                 if st.st_size > DEFAULT_MAX_BYTES:  # not read whole here: the walk decides by its limit
                     return None
                 found.append((e.path, f.read(), st))
-        return found, [os.path.join(folder, name) for name in lost]
+        return found, [os.path.join(folder, name) for name in lost], listing(entries)
 
     def add(self, added: Sequence[Added], last_step: int, texts: Sequence[str]) -> None:
         """The files ``added`` (as ``changed`` gives them) read by an update kept at step ``last_step``, with

@@ -81,7 +81,7 @@ from igg.mapping.added import (
     with_added,
 )
 from igg.mapping.declared import names_told
-from igg.mapping.difference import SHARED, plan_file_difference
+from igg.mapping.difference import SHARED, node_file, plan_file_difference
 from igg.mapping.limits import check_update_size
 from igg.mapping.remap import link_bodies
 from igg.mapping.touched import renamed
@@ -139,15 +139,7 @@ def _elements(
 def _theirs(state: GraphState, node: str, local: set[str]) -> bool:
     """Whether the stored ``node`` is one of the files ``local`` declare (names one as its ``file``, or is
     the Module node of one)."""
-    props = state.node_properties(node)
-    path = (
-        props.get("file")
-        if "file" in props
-        else props.get("path")
-        if state.node_type(node) == "Module"
-        else None
-    )
-    return path in local
+    return node_file(state, node) in local
 
 
 def _outside(state: GraphState, node: str) -> bool:

@@ -182,6 +182,16 @@ def plan_file_difference(
     return _in_id_order(diff)
 
 
+def node_file(state: GraphState, node: str) -> str | None:
+    """The path of the file that declares ``node``: the ``file`` it names, or the ``path`` of a Module node;
+    None for a node of no file (a package, an outside package, a table)."""
+    props = state.node_properties(node)
+    if "file" in props:
+        return props["file"] if type(props["file"]) is str else None
+    path = props.get("path") if state.node_type(node) == "Module" else None
+    return path if type(path) is str else None
+
+
 def _outside_ends(state: GraphState, edges: Iterable[str], gone: set[str]) -> list[str]:
     """The targets of the edges ``edges`` (to remove) that no file declares (an outside package or module, a
     table, a package), not ``gone`` already: a fresh map may no longer make them (``_left_behind``)."""
@@ -238,7 +248,7 @@ def _left_behind(
             kept.add(m)
             continue
         if "file" in props or "path" in props:
-            owner = props.get("file") if "file" in props else props.get("path") if label == "Module" else None
+            owner = node_file(state, m)
             if linked is not None and owner is not None and owner not in linked:
                 kept.add(m)
                 continue
