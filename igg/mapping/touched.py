@@ -156,9 +156,12 @@ def renamed(
     before: dict[str, Any], now: dict[str, str], added: list[str], removed: list[str]
 ) -> list[dict[str, str]]:
     """The removed files whose content an added file has (``from`` -> ``to``), by their hashes."""
+    first: dict[str, str] = {}  # each content hash's first added file (a scan per removed file was quadratic)
+    for path in added:
+        first.setdefault(now[path], path)
     found: list[dict[str, str]] = []
     for old in removed:
-        twin = next((p for p in added if now[p] == before[old] and before[old]), None)
+        twin = first.get(before[old]) if before[old] else None
         if twin is not None:
             found.append({"from": old, "to": twin})
     return found
