@@ -224,11 +224,11 @@ def test_a_commit_whose_tree_the_last_check_kept_is_judged_by_that_graph(
 ) -> None:
     """Each commit checked in turn with a store (``--since HEAD~1``, the kept graph then being the parent's):
     an import edit committed splices the changed files' edges into the kept graph (``igg.mapping.spliced``:
-    nothing else another file's imports read of them changed), where every file was linked again (as it
-    still is when an export went with it), and the
-    commit is judged by the kept graph itself (``baseline: kept``), where it was linked a second time; two
-    commits since the last check link the commit as before (``relinked``). Each report equals the general
-    path's (the commit's tree unpacked and mapped)."""
+    nothing else another file's imports read of them changed; a TypeScript export that went with it is none: a
+    link of imports reads paths), where every file was linked again, and the commit is judged by the kept
+    graph itself (``baseline: kept``), where it was linked a second time; two commits since the last check
+    link the commit as before (``relinked``). Each report equals the general path's (the commit's tree
+    unpacked and mapped)."""
     repo = tmp_path / "repo"
     subprocess.run(["git", "clone", "-q", str(origin), str(repo)], check=True)
     store = tmp_path / "s.codefacts"
@@ -247,7 +247,7 @@ def test_a_commit_whose_tree_the_last_check_kept_is_judged_by_that_graph(
     monkeypatch.setattr(kept, "spliced_graph", spliced)
     for names, baseline, how in (
         (["import added"], "kept", "splice"),
-        (["ts import"], "kept", "link"),  # its export went too: another file's import may read it
+        (["ts import"], "kept", "splice"),  # its export went too: no link of imports reads it
         (["go import", "import gone"], "kept", "splice"),  # two files of one commit
         (["import moved"], "kept", "splice"),  # on another line: the graph of imports looks at lines
     ):

@@ -53,6 +53,13 @@ class TypeScript(Language):
     reads_generated = True
     """A generated module (an OpenAPI client, ``*.gen.ts``) is read like any other: the compiler reads it."""
 
+    def declared_for_imports(self, facts: FileFacts) -> object:
+        """Nothing: a link of imports resolves a specifier to a file by the tree's paths and configuration
+        files alone (``IMPORTS`` to its module); what the file exports is read only for ``IMPORTS_SYMBOL``,
+        which a graph of imports leaves out. An export added or renamed leaves every graph of imports as it
+        was (``igg check`` keeps its graph)."""
+        return None
+
     def analyze(self, path: str, text: str, module: str | None) -> FileFacts:
         base = path.rpartition("/")[2]
         if base in CONFIG_NAMES or CONFIG_PATTERN.match(base):
