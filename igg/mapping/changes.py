@@ -12,49 +12,88 @@ from igg.rules.report import DependencyChange
 
 LEVELS = ("module", "package")
 
+_End = tuple[str, str] | None
+"""A lifted node's id and name (None: the dependency counts at no node of the level)."""
+_Pair = tuple[str, str]
+_Lifted = dict[str, tuple[_End, _End]]
+"""Each node -> the node its dependencies count for at the module and at the package level."""
+_Behind = dict[_Pair, list[Edge]]
 
-def dependencies(graph: DepGraph, level: str) -> dict[tuple[str, str], list[Edge]]:
-    """(source name, target name) -> the edges behind it, for every dependency lifted to ``level`` (module or
-    package; a table is its own node, an external package too). Containment is no dependency."""
-    out: dict[tuple[str, str], list[Edge]] = {}
-    lifted: dict[str, str | None] = {}
+
+def dependencies(graph: DepGraph) -> tuple[_Lifted, tuple[set[_Pair], set[_Pair]]]:
+    """Every dependency lifted to the module level, then to the package level, as (source name, target name)
+    (a table is its own node, an external package too), in one pass over the edges, each node lifted and
+    named once; and the lift of each node (``pairs`` reads the edges behind a dependency with it).
+    Containment is no dependency."""
+    lifted: _Lifted = {}
+    modules: set[_Pair] = set()
+    packages: set[_Pair] = set()
+    find, module, package = lifted.get, modules.add, packages.add
+    for source_id, kind, target_id in graph.edges:
+        if kind == "CONTAINS":
+            continue
+        source = find(source_id)
+        if source is None:
+            source = lifted[source_id] = _lifted(graph, source_id)
+        target = find(target_id)
+        if target is None:
+            target = lifted[target_id] = _lifted(graph, target_id)
+        (a, p), (b, q) = source, target
+        if a is not None and b is not None and a[0] != b[0]:
+            module((a[1], b[1]))
+        if p is not None and q is not None and p[0] != q[0]:
+            package((p[1], q[1]))
+    return lifted, (modules, packages)
+
+
+def behind(graph: DepGraph, lifted: _Lifted, wanted: tuple[set[_Pair], set[_Pair]]) -> list[_Behind]:
+    """The edges behind each dependency of ``wanted`` (at the module level, then at the package level), in
+    the graph's order (``lifted``: ``dependencies``'s lift of each node)."""
+    out: list[_Behind] = [{}, {}]
+    sources = [{a for a, _ in pairs} for pairs in wanted]
+    if not any(sources):
+        return out
     for edge in graph.edges.values():
         if edge.type == "CONTAINS":
             continue
-        ends = []
-        for end in (edge.source, edge.target):
-            if end not in lifted:
-                up = lift(graph, end, level)  # type: ignore[arg-type]
-                lifted[end] = (
-                    up if up is not None else (end if graph.nodes[end].type == "DatabaseTable" else None)
-                )
-            ends.append(lifted[end])
-        a, b = ends
-        if a is None or b is None or a == b:
-            continue
-        out.setdefault((graph.name(a), graph.name(b)), []).append(edge)
+        source, target = lifted[edge.source], lifted[edge.target]
+        for level in (0, 1):
+            a, b = source[level], target[level]
+            if a is not None and b is not None and a[1] in sources[level] and (a[1], b[1]) in wanted[level]:
+                if a[0] != b[0]:
+                    out[level].setdefault((a[1], b[1]), []).append(edge)
     return out
 
 
+def _lifted(graph: DepGraph, node_id: str) -> tuple[_End, _End]:
+    """The node a dependency of ``node_id`` counts for at the module and the package level, with its name
+    (``lift``'s; a table is its own node)."""
+    module = lift(graph, node_id, "module")
+    if module is None:
+        node = graph.nodes.get(node_id)
+        if node is None or node.type != "DatabaseTable":
+            return None, None
+        return (node_id, node.name), (node_id, node.name)
+    package = module if graph.nodes[module].type == "Package" else graph.container.get(module, module)
+    return (module, graph.name(module)), (package, graph.name(package))
+
+
 def changes(base: DepGraph, head: DepGraph) -> tuple[list[DependencyChange], list[DependencyChange]]:
-    """(added, removed) dependencies from ``base`` to ``head``, module level then package level, by name."""
+    """(added, removed) dependencies from ``base`` to ``head``, module level then package level, by name:
+    both graphs' dependencies compared as sets, the edges behind them read for those that differ alone."""
+    (lifted_base, before), (lifted_head, after) = dependencies(base), dependencies(head)
     added: list[DependencyChange] = []
     removed: list[DependencyChange] = []
-    for level in LEVELS:
-        before, after = dependencies(base, level), dependencies(head, level)
-        added += _only_in(after, before, head, level)
-        removed += _only_in(before, after, base, level)
+    new = behind(head, lifted_head, (after[0] - before[0], after[1] - before[1]))
+    gone = behind(base, lifted_base, (before[0] - after[0], before[1] - after[1]))
+    for i, level in enumerate(LEVELS):
+        added += _listed(new[i], head, level)
+        removed += _listed(gone[i], base, level)
     return added, removed
 
 
-def _only_in(
-    these: dict[tuple[str, str], list[Edge]],
-    others: dict[tuple[str, str], list[Edge]],
-    graph: DepGraph,
-    level: str,
-) -> list[DependencyChange]:
-    """The dependencies of ``these`` (of ``graph``, at ``level``) that ``others`` lacks, by name, with the
-    statements behind each."""
+def _listed(pairs: dict[_Pair, list[Edge]], graph: DepGraph, level: str) -> list[DependencyChange]:
+    """The dependencies ``pairs`` (of ``graph``, at ``level``), by name, with the statements behind each."""
     return [
         DependencyChange(
             level=level,  # type: ignore[arg-type]
@@ -62,6 +101,5 @@ def _only_in(
             target=b,
             edges=[hop(graph, e) for e in edges],
         )
-        for (a, b), edges in sorted(these.items())
-        if (a, b) not in others
+        for (a, b), edges in sorted(pairs.items())
     ]
