@@ -5,6 +5,9 @@ in ``REF``."""
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Container
+
 from igg.rules.check import hop
 from igg.rules.cycles import lift
 from igg.rules.depgraph import DepGraph, Edge
@@ -20,17 +23,19 @@ _Lifted = dict[str, tuple[_End, _End]]
 _Behind = dict[_Pair, list[Edge]]
 
 
-def dependencies(graph: DepGraph) -> tuple[_Lifted, tuple[set[_Pair], set[_Pair]]]:
+def dependencies(
+    graph: DepGraph, sources: Container[str] | None = None
+) -> tuple[_Lifted, tuple[set[_Pair], set[_Pair]]]:
     """Every dependency lifted to the module level, then to the package level, as (source name, target name)
-    (a table is its own node, an external package too), in one pass over the edges, each node lifted and
-    named once; and the lift of each node (``pairs`` reads the edges behind a dependency with it).
-    Containment is no dependency."""
+    (a table is its own node, an external package too), in one pass over the edges, each node lifted and named
+    once; and the lift of each node (``behind`` reads the edges behind a dependency with it). Containment is
+    no dependency. ``sources``: only the edges out of these nodes."""
     lifted: _Lifted = {}
     modules: set[_Pair] = set()
     packages: set[_Pair] = set()
     find, module, package = lifted.get, modules.add, packages.add
     for source_id, kind, target_id in graph.edges:
-        if kind == "CONTAINS":
+        if kind == "CONTAINS" or sources is not None and source_id not in sources:
             continue
         source = find(source_id)
         if source is None:
@@ -56,12 +61,37 @@ def behind(graph: DepGraph, lifted: _Lifted, wanted: tuple[set[_Pair], set[_Pair
     for edge in graph.edges.values():
         if edge.type == "CONTAINS":
             continue
-        source, target = lifted[edge.source], lifted[edge.target]
+        source, target = lifted.get(edge.source), lifted.get(edge.target)
+        if source is None or target is None:
+            continue  # an edge ``dependencies`` left out
         for level in (0, 1):
             a, b = source[level], target[level]
             if a is not None and b is not None and a[1] in sources[level] and (a[1], b[1]) in wanted[level]:
                 if a[0] != b[0]:
                     out[level].setdefault((a[1], b[1]), []).append(edge)
+    return out
+
+
+def _counting_for(graph: DepGraph, within: set[str]) -> set[str] | None:
+    """The nodes whose dependencies count, at the module or the package level, for a node of ``within`` or
+    for the package it counts for: those nodes themselves and what they hold, down to the next package. None
+    when another node has the name of one of them (dependencies are compared by name)."""
+    tops = {
+        up for n in within for level in ("module", "package") if (up := lift(graph, n, level)) is not None
+    }
+    names = Counter(node.name for node in graph.nodes.values())
+    if any(names[graph.name(t)] > 1 for t in tops):
+        return None
+    held: dict[str, list[str]] = {}
+    for child, parent in graph.container.items():
+        held.setdefault(parent, []).append(child)
+    out, todo = set(tops), list(tops)
+    while todo:
+        for child in held.get(todo.pop(), ()):
+            node = graph.nodes.get(child)
+            if child not in out and (node is None or node.type != "Package"):
+                out.add(child)
+                todo.append(child)
     return out
 
 
@@ -78,10 +108,22 @@ def _lifted(graph: DepGraph, node_id: str) -> tuple[_End, _End]:
     return (module, graph.name(module)), (package, graph.name(package))
 
 
-def changes(base: DepGraph, head: DepGraph) -> tuple[list[DependencyChange], list[DependencyChange]]:
+def changes(
+    base: DepGraph, head: DepGraph, within: set[str] | None = None
+) -> tuple[list[DependencyChange], list[DependencyChange]]:
     """(added, removed) dependencies from ``base`` to ``head``, module level then package level, by name:
-    both graphs' dependencies compared as sets, the edges behind them read for those that differ alone."""
-    (lifted_base, before), (lifted_head, after) = dependencies(base), dependencies(head)
+    both graphs' dependencies compared as sets, the edges behind them read for those that differ alone.
+
+    ``within``: the modules whose edges out alone may differ between the graphs (every other edge is in both,
+    its ends lifted and named alike: a kept graph and the changed files' imports spliced into it,
+    ``igg.mapping.spliced``); only the dependencies that count for them or their packages are compared,
+    unless a name of those is another node's too."""
+    sources = None
+    if within is not None:
+        sources = _counting_for(base, within)
+        also = _counting_for(head, within) if sources is not None else None
+        sources = sources | also if sources is not None and also is not None else None
+    (lifted_base, before), (lifted_head, after) = dependencies(base, sources), dependencies(head, sources)
     added: list[DependencyChange] = []
     removed: list[DependencyChange] = []
     new = behind(head, lifted_head, (after[0] - before[0], after[1] - before[1]))

@@ -5,7 +5,9 @@ mapped only as far as the rules read: ``tree_graph``; a session through
 ``igg.mapping.depgraph.session_depgraph``), runs the rules (``igg.rules.check``) and, with
 ``since``, judges the tree at that commit too: a violation whose key the baseline also breaks is *known*,
 the others *new*, and the dependencies the change added and removed are listed. With ``new_only`` (the
-ratchet) only new violations fail the check; without it every error-severity violation does.
+ratchet) only new violations fail the check; without it every error-severity violation does. A check of a
+graph a run kept (``igg.mapping.kept``) keeps the keys of its violations beside it, and a later check whose
+baseline is that graph (each commit checked in turn) takes them instead of checking it again.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from igg.graph.collector import collector_paused
 from igg.mapping import kept
 from igg.mapping.changes import changes
 from igg.mapping.depgraph import session_depgraph
-from igg.mapping.since import TreeState, check_ref, ref_state, tree_state
+from igg.mapping.since import TreeState, check_ref, read_by_others, ref_state, tree_state
 from igg.models.rules import AcyclicRule, Rule
 from igg.rules.bounds import CheckBounds
 from igg.rules.check import check
@@ -106,6 +108,7 @@ def run_check(
     bounds = CheckBounds.for_command_line()
     refuse_unmatched(graph, the_rules, bounds=bounds)
     violations = check(graph, the_rules, bounds)
+    truncated = bounds.truncated
     report = CheckReport(
         target=target,
         rules=[],
@@ -126,13 +129,13 @@ def run_check(
         report.baseline = (
             "same" if base is head else "kept" if base.kept else "relinked" if base.relinked else "mapped"
         )
-        if base is head:  # the commit's files give this graph (``same_at_commit``): its violations are these
-            _mark_known(violations, violations)
-        else:
-            base_bounds = CheckBounds.for_command_line()
-            _mark_known(violations, check(base.graph, the_rules, base_bounds))
-            bounds.truncated |= base_bounds.truncated
-            report.added, report.removed = changes(base.graph, graph)
+        known = _known(base, head, violations, the_rules, cache)
+        _mark_known(violations, known[0])
+        bounds.truncated |= known[1]
+        if base is not head:
+            report.added, report.removed = changes(base.graph, graph, _spliced(head, base))
+    if session is None and head.kept_as is not None and cache is not None:
+        kept.keep_known(cache, head.kept_as, the_rules, violations, truncated)
     report.truncated = bounds.truncated
     return _summed(report, the_rules)
 
@@ -182,8 +185,35 @@ def kept_or_mapped(
     return state
 
 
-def _mark_known(violations: list[Violation], baseline: list[Violation]) -> None:
-    known = {v.key for v in baseline}
+def _known(
+    base: TreeState, head: TreeState, violations: list[Violation], rules: Sequence[Rule], cache: FactsCache
+) -> kept.Known:
+    """The keys of the violations ``rules`` find on ``base``, and whether that check stopped at a bound: those
+    on ``head`` when its files give that graph (``same_at_commit``), those a check found on a graph it kept
+    (each commit checked in turn: ``kept.known_keys``), else those of a check of it now."""
+    if base is head:
+        return {v.key for v in violations}, False
+    known = kept.known_keys(cache, base.kept_as, rules) if base.kept_as else None
+    if known is None:
+        bounds = CheckBounds.for_command_line()
+        found = check(base.graph, rules, bounds)
+        known = ({v.key for v in found}, bounds.truncated)
+    return known
+
+
+def _spliced(head: TreeState, base: TreeState) -> set[str] | None:
+    """The modules whose edges out alone differ between ``base``, the kept graph ``head`` was linked again
+    from, and ``head``'s: those of the files read again, whose imports alone changed (nothing another file's
+    imports read of them: ``igg.mapping.spliced``); None when ``head`` was linked otherwise."""
+    if head.reads != "imports" or head.linked_from is None or head.linked_from[0] is not base.graph:
+        return None
+    then = head.linked_from[1]
+    if any(read_by_others(f) != read_by_others(head.facts[path]) for path, f in then.items()):
+        return None
+    return {n.id for n in head.graph.nodes.values() if n.type == "Module" and n.file in then}
+
+
+def _mark_known(violations: list[Violation], known: set[str]) -> None:
     for v in violations:
         v.status = "known" if v.key in known else "new"
 

@@ -70,6 +70,11 @@ class TreeState:
     reads: Reads = "all"
     ignore_files: list[str] = field(default_factory=list)
     """The ``.gitignore`` files the walk of one folder read, by their paths in it."""
+    kept_as: tuple[str, str, str | None] | None = None
+    """Where a run kept this graph (``igg.mapping.kept``): the kept row's key, the token naming this graph in
+    it, and the token of the kept graph it was linked again from (``linked_from``; None: none). A check keeps
+    the keys of its violations under the token (``kept.keep_known``), for the next check whose ``REF`` is
+    this graph."""
 
 
 def tree_state(
@@ -349,7 +354,10 @@ def kept_at_commit(head: TreeState, then: Mapping[str, FileFacts | None]) -> Tre
         in_kept = before[path] if path in before else now
         if at_commit is None or in_kept is None or not linked_alike(at_commit, in_kept, head.reads):
             return None
-    return TreeState(model=None, graph=graph, files=head.files, parsed=0, reads=head.reads, kept=True)
+    kept_as = (head.kept_as[0], head.kept_as[2], None) if head.kept_as and head.kept_as[2] else None
+    return TreeState(
+        model=None, graph=graph, files=head.files, parsed=0, reads=head.reads, kept=True, kept_as=kept_as
+    )
 
 
 def relinked_at_commit(

@@ -1,7 +1,9 @@
 """``igg.mapping.changes``: what a commit range did to the dependencies, computed in one pass per graph with
 each node lifted once and the edges behind a dependency read for those that differ alone, pinned to the plain
 definition (every edge lifted to each level and grouped by name, both graphs compared) on random graphs of
-packages, modules, symbols, tables and outside packages, names shared between nodes included."""
+packages, modules, symbols, tables and outside packages, names shared between nodes included; and compared
+for the modules whose edges out alone changed (a kept graph with a file's imports spliced into it), pinned to
+the comparison of the whole graphs."""
 
 from __future__ import annotations
 
@@ -94,3 +96,28 @@ def test_changes_are_the_plain_definitions(
 ) -> None:
     base, head = graph(then, nested_then), graph(then[: len(then) // 2] + now, nested_now)
     assert changes(base, head) == plainly(base, head)
+
+
+MODULES = [n.id for n in NODES if n.type == "Module"]
+
+
+@settings(max_examples=300)
+@given(
+    EDGES,
+    st.sets(st.sampled_from(MODULES), min_size=1, max_size=2),
+    st.lists(
+        st.tuples(st.integers(0, 9), st.sampled_from(["IMPORTS", "CALLS"]), st.sampled_from(IDS)), max_size=6
+    ),
+    st.booleans(),
+)
+def test_changes_within_the_modules_changed_are_those_of_the_whole_graphs(
+    then: list[tuple[str, str, str]], within: set[str], now: list[tuple[int, str, str]], nested: bool
+) -> None:
+    """``head`` is ``base`` with the edges out of the modules ``within`` (and out of what they hold) taken
+    away and others put there, as a splice of their files' imports leaves a kept graph."""
+    base = graph(then, nested)
+    mine = sorted(n for n in IDS if n in within or base.enclosing(n, ("Module",)) in within)
+    head = graph(
+        [e for e in then if e[0] not in mine] + [(mine[i % len(mine)], k, t) for i, k, t in now], nested
+    )
+    assert changes(base, head, within) == changes(base, head) == plainly(base, head)

@@ -16,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import igg.mapping.checking as checking
 import igg.mapping.kept as kept
 import igg.mapping.since as since
 from igg.codemap.cache import FactsCache
@@ -245,18 +246,37 @@ def test_a_commit_whose_tree_the_last_check_kept_is_judged_by_that_graph(
         return found
 
     monkeypatch.setattr(kept, "spliced_graph", spliced)
-    for names, baseline, how in (
-        (["import added"], "kept", "splice"),
-        (["ts import"], "kept", "splice"),  # its export went too: no link of imports reads it
-        (["go import", "import gone"], "kept", "splice"),  # two files of one commit
-        (["import moved"], "kept", "splice"),  # on another line: the graph of imports looks at lines
+    judged: list[int] = []  # the graphs each check judged
+    judge = checking.check
+    monkeypatch.setattr(
+        checking, "check", lambda g, *a, **k: judged.append(len(g.edges)) or judge(g, *a, **k)
+    )
+    compared: list[Any] = []  # the modules ``changes`` compared the graphs within (None: the whole graphs)
+    compare = checking.changes
+    monkeypatch.setattr(checking, "changes", lambda b, h, w=None: compared.append(w) or compare(b, h, w))
+    rules = (repo / "rules.toml").read_text(encoding="utf-8")
+    for names, baseline, how, new_rules in (
+        (["import added"], "kept", "splice", False),
+        (["ts import"], "kept", "splice", False),  # its export went too: no link of imports reads it
+        (["go import", "import gone"], "kept", "splice", True),  # two files of one commit
+        (["import moved"], "kept", "splice", False),  # on another line: the graph of imports looks at lines
     ):
         for name in names:
             write(repo, *shop.IMPORTS[name])
+        if new_rules:  # the violations the last check kept are of other rules: the commit's graph is judged
+            rules += '\n[[rules]]\nname = "no-package-cycles"\nkind = "acyclic"\nlevel = "package"\n'
+            (repo / "rules.toml").write_text(rules, encoding="utf-8")
         _commit(repo)
         linked.clear()
+        judged.clear()
         fast = run_check(repo / "rules.toml", paths=[repo / "shop"], since="HEAD~1", cache=FactsCache(store))
         assert (fast.baseline, linked) == (baseline, [how]), names
+        # the commit's graph is the one the last check judged: its violations' keys were kept with it
+        assert len(judged) == (2 if new_rules else 1), names
+        # and the dependencies compared for the modules spliced alone
+        assert compared[-1] == {"module:" + shop.IMPORTS[name][0].removeprefix("shop/") for name in names}, (
+            names
+        )
         general = _mapped(repo, monkeypatch)
         assert fast.model_dump(exclude={"baseline", "kept"}) == general, names
     write(repo, *shop.IMPORTS["ts import"][:1], "import { f } from './lib';\n")  # two commits unchecked
