@@ -5,7 +5,6 @@ in ``REF``."""
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Container
 
 from igg.rules.check import hop
@@ -75,13 +74,10 @@ def behind(graph: DepGraph, lifted: _Lifted, wanted: tuple[set[_Pair], set[_Pair
 def _counting_for(graph: DepGraph, within: set[str]) -> set[str] | None:
     """The nodes whose dependencies count, at the module or the package level, for a node of ``within`` or
     for the package it counts for: those nodes themselves and what they hold, down to the next package. None
-    when another node has the name of one of them (dependencies are compared by name)."""
+    when a node left out has the name of one of them (dependencies are compared by name)."""
     tops = {
         up for n in within for level in ("module", "package") if (up := lift(graph, n, level)) is not None
     }
-    names = Counter(node.name for node in graph.nodes.values())
-    if any(names[graph.name(t)] > 1 for t in tops):
-        return None
     held: dict[str, list[str]] = {}
     for child, parent in graph.container.items():
         held.setdefault(parent, []).append(child)
@@ -92,6 +88,9 @@ def _counting_for(graph: DepGraph, within: set[str]) -> set[str] | None:
             if child not in out and (node is None or node.type != "Package"):
                 out.add(child)
                 todo.append(child)
+    names = {graph.name(t) for t in tops}  # a Python package and its __init__ module share one: both here
+    if any(node.name in names and key not in out for key, node in graph.nodes.items()):
+        return None
     return out
 
 

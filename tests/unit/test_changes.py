@@ -26,6 +26,7 @@ NODES = [
     Node("module:a/n.py", "Module", "a.n", "a/n.py"),
     Node("module:b/m.py", "Module", "b.m", "b/m.py"),
     Node("module:b/dup.py", "Module", "a.m", "b/dup.py"),  # a name another node has
+    Node("module:b/__init__.py", "Module", "b", "b/__init__.py"),  # its package's name, as in Python
     Node("module:top.py", "Module", "top", "top.py"),  # in no package
     Node("class:a.m.C", "Class", "a.m.C", "a/m.py"),
     Node("function:b.m.f", "Function", "b.m.f", "b/m.py"),
@@ -36,6 +37,7 @@ CONTAINS = [
     ("package:a", "module:a/n.py"),
     ("package:b", "module:b/m.py"),
     ("package:b", "module:b/dup.py"),
+    ("package:b", "module:b/__init__.py"),
     ("package:c", "module:c/k.py"),
     ("module:a/m.py", "class:a.m.C"),
     ("module:b/m.py", "function:b.m.f"),
