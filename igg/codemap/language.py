@@ -205,6 +205,10 @@ class Language(Protocol):
     lighter_imports: bool = False
     """Its ``imports`` reads less than ``analyze`` (Python, Go): the facts cache keeps those facts apart. Else
     ``imports`` is the full analysis, cached and reused as the full map's."""
+    imports_by_name: bool = False
+    """A link of imports reads of the other files of its language their paths and module names alone (its
+    ``declared_for_imports`` is None): ``igg.mapping.spliced`` links a file's imports against those, read
+    from the kept graph's modules, instead of reading every file's facts (Python: 1.1 s at 12,500 files)."""
     scans_imports: bool = False
     """Its ``imports`` reads most files' text without parsing it (Python: ``python/scan.py``), so cheaply that
     an imports-only read of a tree of its files runs in the calling process (``parse_all``): a process pool

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from igg.codemap import language as languages
 from igg.codemap.cache import FactsCache
 from igg.codemap.facts import FileFacts
 from igg.codemap.language import language_of
@@ -46,15 +47,35 @@ def spliced_graph(
             return None
     languages = {f.language for f in now.values()}
     wanted = [p for p in order if p not in now and language_of(p) in languages]
-    cached = cache.get_many([keys[p][1] for p in wanted], bodies=False)
+    facts: dict[str, FileFacts | None] = named_alone(graph, wanted, languages)
+    read = [p for p in wanted if p not in facts]
+    cached = cache.get_many([keys[p][1] for p in read], bodies=False)
     if any(f is None for f in cached):
         return None
-    facts: dict[str, FileFacts | None] = dict(zip(wanted, cached, strict=True))
+    facts.update(zip(read, cached, strict=True))
     facts.update(now)
     linked = [f for f in (facts.get(p) for p in order) if f is not None]
     model = link(linked, only=set(now), reads="imports")
     part = model_graph(model, load_code_schema(None).compile(), set(now))
     return _in_place(graph, part, {p: i for i, p in enumerate(order)}, set(now))
+
+
+def named_alone(graph: DepGraph, paths: list[str], names: set[str]) -> dict[str, FileFacts | None]:
+    """The files of ``paths`` of the languages ``names`` whose link of imports reads other files' paths and
+    module names alone (``Language.imports_by_name``), as their modules in ``graph`` give them: each file its
+    module's name, no import, no declaration. A file with no module of its own (a configuration file, a stub
+    merged into its module) is left out: its facts are read."""
+    alone = {name for name in names if languages.get(name).imports_by_name}
+    if not alone:
+        return {}
+    modules = {n.file: n.name for n in graph.nodes.values() if n.type == "Module" and n.file}
+    found: dict[str, FileFacts | None] = {}
+    for path in paths:
+        name = language_of(path)
+        module = modules.get(path)
+        if name in alone and module is not None:
+            found[path] = FileFacts(path=path, language=name, module=module, package=module)
+    return found
 
 
 def _in_place(graph: DepGraph, part: DepGraph, position: dict[str, int], paths: set[str]) -> DepGraph | None:

@@ -54,6 +54,8 @@ class Python(Language):
     scans_imports = True
     keeps_calls = True
 
+    imports_by_name = True
+
     def declared_for_imports(self, facts: FileFacts) -> object:
         """Nothing: Python resolves an import by module names alone."""
         return None

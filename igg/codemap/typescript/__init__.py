@@ -53,6 +53,8 @@ class TypeScript(Language):
     reads_generated = True
     """A generated module (an OpenAPI client, ``*.gen.ts``) is read like any other: the compiler reads it."""
 
+    imports_by_name = True
+
     def declared_for_imports(self, facts: FileFacts) -> object:
         """Nothing: a link of imports resolves a specifier to a file by the tree's paths and configuration
         files alone (``IMPORTS`` to its module); what the file exports is read only for ``IMPORTS_SYMBOL``,
