@@ -17,7 +17,7 @@ from igg.mapping.since import tree_state
 from tests.support import shop
 from tests.support.shop import write
 
-# each file's texts that differ in their imports alone (what the file exports stays)
+# each file's texts that differ in their imports alone (what the file exports stays, but in TypeScript)
 VARIANTS = {
     "shop/util.py": [
         shop.TREE["shop/util.py"],
@@ -35,6 +35,9 @@ VARIANTS = {
         "import { f, h } from './lib';\nimport * as path from 'path';\n\n"
         "export function g(): number {\n  return f() + h();\n}\n",
         "\nexport function g(): number {\n  return 1;\n}\n",
+        # an export added too: no link of imports reads it (``TypeScript.declared_for_imports``)
+        "import * as lib from './lib';\n\nexport function g(): number {\n  return lib.f();\n}\n"
+        "export const k = 1;\n",
     ],
     "shop/tool/main.go": [
         shop.TREE["shop/tool/main.go"],
@@ -54,6 +57,7 @@ VARIANTS = {
 )
 @example(steps=[("shop/tool/main.go", 2), ("shop/tool/main.go", 0)])  # main.go states tool's CONTAINS again
 @example(steps=[("shop/db/models.py", 1), ("shop/util.py", 1), ("shop/util.py", 0)])  # sqlite3, csv go
+@example(steps=[("shop/web/app.ts", 3), ("shop/util.py", 2)])  # an export added with an import: spliced
 def test_a_spliced_graph_is_the_graph_a_fresh_map_makes(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch, steps: list[tuple[str, int]]
 ) -> None:
@@ -89,3 +93,16 @@ def test_a_spliced_graph_is_the_graph_a_fresh_map_makes(
     first = VARIANTS[steps[0][0]]
     if first[steps[0][1] % len(first)] != shop.TREE[steps[0][0]] and steps[0][0] != "shop/tool/main.go":
         assert spliced_once[0], steps[0]  # a first edit of imports alone, in a file no package shares
+
+
+def test_a_language_whose_imports_link_by_name_reads_no_declaration_of_other_files() -> None:
+    """``Language.imports_by_name`` (the splice links against the kept graph's module names) holds of a
+    language whose link of imports reads nothing of other files' declarations."""
+    from igg.codemap import language as languages
+    from igg.codemap.facts import FileFacts
+
+    named = [name for name in languages.names() if languages.get(name).imports_by_name]
+    assert sorted(named) == ["python", "typescript"]
+    for name in named:
+        facts = FileFacts(path="a/b", language=name, module="a.b", package="a", exports={"x": "x"})
+        assert languages.get(name).declared_for_imports(facts) is None
