@@ -15,21 +15,23 @@ Each command runs as the user runs it, ``python -m igg ...`` in a subprocess, ti
   body edit is committed: that check takes the graph the one before kept (``igg.mapping.kept``) and judges
   ``HEAD~1`` by it (``igg.mapping.since.same_at_commit``);
 - ``--update`` after a comment line added on top of a function's body (its lines move, the facts keep the
-  rest: ``igg.mapping.samefacts`` moves the lines of the elements that hold them; the graph is compared with
-  a fresh map's at once, as a later update of every Python file would mend a wrong line), after a call added
-  to a TypeScript method (``igg.mapping.bodies``: the file linked alone against the TypeScript files), after
-  a call added to a Go function saved by a rename over the file (as editors that save safely and ``git
+  rest: ``igg.mapping.samefacts`` moves the lines of the elements that hold them; the graph is compared with a
+  fresh map's at once, as a later update of every Python file would mend a wrong line), after a call added to
+  a TypeScript method (``igg.mapping.bodies``: the file linked alone against the TypeScript files), after a
+  call added to a Go function saved by a rename over the file (as editors that save safely and ``git
   checkout`` save: its folder's time moves, its listing does not), after a call added to a Python function
-  (its value flows change: the program is solved again, and the files whose calls changed linked again),
-  after a function added to a file of each language (a declaration: the files naming it linked with it,
-  those of its language read, the census telling whether another language's symbol holds its identity;
-  the TypeScript one exported, and ``check --since`` timed after it: the kept graph of imports linked again)
-  after a TypeScript and a Python file added beside others (the files that name what it declares or import
-  its path linked with it, their elements alone loaded: ``igg.mapping.added``; in Python the program solved
-  again), after each of them removed (the files that named it linked without it, once every file that holds
-  an edge to its nodes is among them), and after a TypeScript module others import renamed, each
-  committed, with the peak memory of that process alone (``PEAK``), and whether the graph still equals a
-  fresh map's;
+  (its value flows change: the program is solved again, and the files whose calls changed linked again), after
+  a function added to a file of each language (a declaration: the files naming it linked with it, those of its
+  language read, the census telling whether another language's symbol holds its identity; the TypeScript one
+  exported, and ``check --since`` timed after it: a link of imports reads no export, so the kept graph
+  answers), after an import added to a TypeScript and a Python file (``check --since`` timed after each: the
+  file's edges spliced into the kept graph, ``igg.mapping.spliced``, and ``HEAD~1`` judged by the keys of the
+  violations the check before kept), after a TypeScript and a Python file added beside others (the files that
+  name what it declares or import its path linked with it, their elements alone loaded: ``igg.mapping.added``;
+  in Python the program solved again), after each of them removed (the files that named it linked without it,
+  once every file that holds an edge to its nodes is among them), and after a TypeScript module others import
+  renamed, each committed, with the peak memory of that process alone (``PEAK``), and whether the graph still
+  equals a fresh map's;
 - whether the updated session's graph equals the graph a fresh map of the new tree builds, element ids
   aside: what the static agent places of the linked tree (``igg.mapping.difference.desired_graph``, the nodes
   and edges a fresh map proposes), read in this process with the facts cache, against the stored session's
@@ -95,6 +97,8 @@ TARGETS = {
     "check_since_kept_s": 3.0,
     "check_since_export_added_s": 3.0,
     "check_since_export_in_turn_s": 3.0,
+    "check_since_ts_import_added_s": 3.0,
+    "check_since_py_import_added_s": 3.0,
 }
 FUNCTIONS_ADDED = {
     "ts": ("m2*.ts", "\nexport function addedByTheBench(n: number): number {\n  return n + 1;\n}\n"),
@@ -395,6 +399,8 @@ def run(root: Path, files: int, mapped: bool = False) -> dict[str, Any]:
     for language, (pattern, _, _) in IMPORTS_ADDED.items():  # an import: the files naming what it binds
         import_edit(sorted(tree.rglob(pattern))[0], language)
         timed_update(out, f"update_{language}_import_added", repo, store)
+        # the import committed, checked in turn: its edges spliced into the kept graph, its parent's
+        timed_check(f"check_since_{language}_import_added")
     copies: dict[str, Path] = {}
     for language, pattern in FILES_ADDED.items():  # a copy of a module beside it: the files naming it linked
         module = sorted(tree.rglob(pattern))[0]
@@ -456,6 +462,10 @@ def run(root: Path, files: int, mapped: bool = False) -> dict[str, Any]:
         "check_since_kept_s": out["check_since_kept"]["wall_s"],
         "check_since_export_added_s": out["check_since_export_added"]["wall_s"],
         "check_since_export_in_turn_s": out["check_since_export_in_turn"]["wall_s"],
+        **{
+            f"check_since_{language}_import_added_s": out[f"check_since_{language}_import_added"]["wall_s"]
+            for language in IMPORTS_ADDED
+        },
     }
     out["targets"] = {
         k: {"target": TARGETS[k], "measured": v, "met": v is not None and v <= TARGETS[k]}
