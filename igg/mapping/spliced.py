@@ -8,11 +8,14 @@ file's imports reads of the other files their modules' names, packages and langu
 files, and what its language's imports read of their declarations (``Language.declared_for_imports``): when a
 changed file keeps all of those (its facts differ from those the graph was linked from in their imports
 alone: ``since.linked_alike``'s view), no other file's imports resolve otherwise, and its own edges are all
-that change. They are linked again against the facts of the files of its language (read from the cache:
-no other language's imports find its modules), and put in place of those it had: its module's edges out
-and its package's ``CONTAINS`` of it, and an outside package no other module imports any more goes. The
-graph is the one a link of every file makes (``tests/unit/test_kept.py`` pins it to a fresh map's), where a
-link of every file read 50,000 files' facts.
+that change. They are linked again against the files of its language (no other language's imports find
+its modules): in a language whose link of imports reads other files' paths and module names alone
+(``Language.imports_by_name``: Python, TypeScript), those files as the kept graph's modules name them
+(``named_alone``); else their facts, read from the cache. They are put in place of those it had: its
+module's edges out and its package's ``CONTAINS`` of it, and an outside package no other module imports any
+more goes. The graph is the one a link of every file makes (``tests/unit/test_spliced.py`` pins it to a
+fresh map's), where a link of every file read 50,000 files' facts; reading the facts of the 12,500 Python
+files of such a tree took 1.1 s of a splice's 1.6 s, the modules' names 0.02 s.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from igg.codemap.language import language_of
 from igg.codemap.link import link
 from igg.codemap.schema import load_code_schema
 from igg.mapping.depgraph import model_graph
-from igg.mapping.since import read_by_others
+from igg.mapping.since import linked_alike, read_by_others
 from igg.rules.depgraph import DepGraph
 
 
@@ -38,14 +41,17 @@ def spliced_graph(
     changed: tuple[Mapping[str, FileFacts], Mapping[str, FileFacts]],
 ) -> DepGraph | None:
     """``graph`` (of the files ``order``, in the walk's order, whose facts the cache holds under ``keys``)
-    with the files ``changed`` (their facts then, the graph's, and now) linked again alone (see the module
-    doc); None when one changed more than its imports, or a file's facts are gone from the cache."""
+    with the files ``changed`` (their facts then, the graph's, and now) linked again alone, those whose
+    imports link otherwise (see the module doc); None when one changed more than its imports, or a file's
+    facts are gone from the cache."""
     then, now = changed
     for path, f in now.items():
         before = then.get(path)
         if before is None or read_by_others(before) != read_by_others(f):
             return None
-    languages = {f.language for f in now.values()}
+    # a file read again whose imports link as they did keeps its edges (its body edited, an import elsewhere)
+    linking = {path for path, f in now.items() if not linked_alike(then[path], f, "imports")}
+    languages = {now[path].language for path in linking}
     wanted = [p for p in order if p not in now and language_of(p) in languages]
     facts: dict[str, FileFacts | None] = named_alone(graph, wanted, languages)
     read = [p for p in wanted if p not in facts]
@@ -53,11 +59,11 @@ def spliced_graph(
     if any(f is None for f in cached):
         return None
     facts.update(zip(read, cached, strict=True))
-    facts.update(now)
+    facts.update((path, f) for path, f in now.items() if f.language in languages)
     linked = [f for f in (facts.get(p) for p in order) if f is not None]
-    model = link(linked, only=set(now), reads="imports")
-    part = model_graph(model, load_code_schema(None).compile(), set(now))
-    return _in_place(graph, part, {p: i for i, p in enumerate(order)}, set(now))
+    model = link(linked, only=linking, reads="imports")
+    part = model_graph(model, load_code_schema(None).compile(), linking)
+    return _in_place(graph, part, {p: i for i, p in enumerate(order)}, linking)
 
 
 def named_alone(graph: DepGraph, paths: list[str], names: set[str]) -> dict[str, FileFacts | None]:

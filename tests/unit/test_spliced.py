@@ -106,3 +106,34 @@ def test_a_language_whose_imports_link_by_name_reads_no_declaration_of_other_fil
     for name in named:
         facts = FileFacts(path="a/b", language=name, module="a.b", package="a", exports={"x": "x"})
         assert languages.get(name).declared_for_imports(facts) is None
+
+
+def test_files_edited_beside_an_import_keep_their_edges_and_their_languages_are_not_read(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Go body, a TypeScript body and a Python import edited before one check: the Python file alone is
+    linked again (against the Python modules' names), the Go and TypeScript files keep their edges, and no
+    file's facts are read from the cache (at 50,000 files the Go and Java files' facts took 1.6 s when a body
+    of each language was edited beside the import); the graph is a fresh map's."""
+    root = tmp_path_factory.mktemp("beside") / "tree"
+    shop.make(root)
+    cache = FactsCache(root.parent / "s.codefacts")
+    made: list[Any] = []
+    splice = kept.spliced_graph
+    monkeypatch.setattr(kept, "spliced_graph", lambda *a, **k: made.append(splice(*a, **k)) or made[-1])
+    try:
+        kept_or_mapped([root], cache, reads="imports")
+        for name in ("go body", "ts body"):
+            write(root, *shop.BODIES[name])
+        write(root, "shop/util.py", VARIANTS["shop/util.py"][2])
+        read: list[int] = []
+        get_many = cache.get_many
+        monkeypatch.setattr(
+            cache, "get_many", lambda keys, **k: read.append(len(keys)) or get_many(keys, **k)
+        )
+        state = kept_or_mapped([root], cache, reads="imports")
+        assert made and made[-1] is not None  # spliced
+        assert read[-1] == 0  # the splice read no file's facts (before it: the three files' then and now)
+        assert state.graph == tree_state([root], FactsCache(None), reads="imports").graph
+    finally:
+        cache.close()
