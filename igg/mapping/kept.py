@@ -20,16 +20,15 @@ file's import may name), but that names its module as before (module, package, l
 file), leaves every other file its name and facts: the kept files' facts are read from the cache and linked
 again with its new ones, without walking or reading the tree, and the new graph is kept (``_relinked``). At
 50,000 files a ``check --since HEAD~1`` that links every file so took 9.2-11.6 s (after a TypeScript export
-was committed, when exports were still thought read), where the tree was mapped (15.8 s). A TypeScript
-export is not where the graph looks: a link of imports resolves a specifier by paths alone, and the kept
-graph answers (1.8 s). When
-the changed files' facts differ in their imports alone (nothing another file's imports read of them
-changed), only their edges are linked again, against the files of their languages, and spliced into the
-kept graph (``igg.mapping.spliced``): after a TypeScript import committed, at 50,000 files, 4.1-4.5 s where
-every file was linked again in 9.0-9.3 s (2.7-3.2 s with the checks below). Each row names its graph with a
-token, new whenever the graph changes; a check keeps the keys of the violations it found under it
-(``keep_known``, with the rules it judged), and a later ``check --since`` whose ``REF`` is that graph takes
-them (``known_keys``) instead of judging it again (0.4-0.6 s at 50,000 files). The
+was committed, when exports were still thought read), where the tree was mapped (15.8 s). A TypeScript export
+is not where the graph looks: a link of imports resolves a specifier by paths alone, and the kept graph
+answers (1.8 s). When the changed files' facts differ in their imports alone (nothing another file's imports
+read of them changed), only their edges are linked again, against the files of their languages, and spliced
+into the kept graph (``igg.mapping.spliced``): after a TypeScript import committed, at 50,000 files, 4.1-4.5 s
+where every file was linked again in 9.0-9.3 s (2.1-2.5 s with the splice's reads cut and the checks below).
+Each row names its graph with a token, new whenever the graph changes; a check keeps the keys of the
+violations it found under it (``keep_known``, with the rules it judged), and a later ``check --since`` whose
+``REF`` is that graph takes them (``known_keys``) instead of judging it again (0.4-0.6 s at 50,000 files). The
 key the row keeps of a file read again is the one its facts were found under (a map's full facts, which an
 update cached). Anything else (a file added, removed or renamed, an ignore file changed, facts gone from the
 cache, a kept row that does not read back) maps the tree as ``tree_state`` does and keeps the new graph. A
