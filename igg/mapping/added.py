@@ -1,12 +1,13 @@
 """Files an update finds added beside others of their language (``TreeIndex.changed`` with ``added``), read
-and named as the walk reads and names them, without walking the tree again: what ``igg.mapping.bodies``
-links and maps for ``igg map-code --update`` when files come in folders that keep what they held.
+and named as the walk reads and names them without walking the tree again (``touched.added_sources``): what
+``igg.mapping.bodies`` links and maps for ``igg map-code --update`` when files come in folders that keep what
+they held.
 
 A file removed is one the walk read, and its folder keeps another file of its language. A file added is one
-the update takes alone when it names no other file and its folder keeps another file of
-its language that the walk read (``touched.alone``: no package ``__init__.py``, stub, configuration or naming
-marker), no ignore file ignores it (``touched.ignored``), and the walk reads it (``read_bytes_as_walked``:
-not binary, generated, too large or out of the build). It is named as the walk names it, beside that file
+the update takes alone when it names no other file and its folder keeps another file of its language that the
+walk read (``touched.alone``: no package ``__init__.py``, stub, configuration or naming
+marker), no ignore file ignores it (``touched.ignored``), and the walk reads it (``read_bytes_as_walked``: not
+binary, generated, too large or out of the build). It is named as the walk names it, beside that file
 (``touched.named_beside``), and comes in the walk's order among the files the index keeps
 (``touched.in_walk_order``). Anything else is left to the general path (``igg.mapping.remap``), which walks
 the tree.
@@ -15,8 +16,7 @@ the tree.
 from __future__ import annotations
 
 import os
-from collections.abc import Collection, Sequence
-from dataclasses import replace
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,63 +25,14 @@ from igg.codemap.facts import FileFacts
 from igg.codemap.language import language_of
 from igg.codemap.sources import SourceFile
 from igg.codemap.treeindex import Added, TreeIndex, TreeIndexes
-from igg.codemap.walk import read_bytes_as_walked
 from igg.graph.state import GraphState
-from igg.mapping.touched import alone, ignored, in_walk_order, named_beside, sibling_files
+from igg.mapping.touched import sibling_files
 from igg.mapping.updated import file_elements, module_nodes
 
 NewFiles = tuple[list[SourceFile], Sequence[Added], list[tuple[str, str | None]] | None, list[str]]
 """Files added and removed (``igg.mapping.added``): those added as the walk reads and names them and as the
 index found them, the walk's files the index keeps (``TreeIndex.sources``) when read, and the paths of those
 removed as the walk gave them."""
-
-
-def added_sources(
-    paths: Sequence[Path],
-    moved: tuple[Sequence[Added], Sequence[str]],
-    listed: Sequence[tuple[str, str | None]],
-    *,
-    max_bytes: int,
-    chosen: Sequence[str] | None,
-) -> tuple[list[SourceFile], list[str]] | None:
-    """The files added to the tree of ``paths`` (one folder; ``moved``: those added, the absolute paths of
-    those removed, as ``TreeIndex.changed`` finds them) as the walk reads and names them, beside the files it
-    read (``listed``: ``TreeIndex.sources``), and the paths of those removed as the walk gave them; None when
-    one is not a file an update takes alone (see the module doc; a file removed must be one the walk read)."""
-    if len(paths) != 1 or not paths[0].is_dir():
-        return None
-    added, removed = moved
-    root = os.path.abspath(paths[0])
-    rels = [os.path.relpath(path, root).replace(os.sep, "/") for path, _, _ in added]
-    gone = [os.path.relpath(path, root).replace(os.sep, "/") for path in removed]
-    module_of = dict(listed)
-    now = [*(p for p in module_of if p not in gone), *rels]
-    if any(rel in module_of for rel in rels) or any(p not in module_of for p in gone):
-        return None
-    if not alone(rels, gone, now, list(module_of)):
-        return None
-    siblings = sibling_files({p: m for p, m in module_of.items() if p not in gone}, set(rels))
-    found: list[SourceFile] = []
-    for (_, data, _), rel in zip(added, rels, strict=True):
-        if ignored(Path(root), rel):
-            return None
-        source = read_bytes_as_walked(rel, data, max_bytes=max_bytes, chosen=chosen)
-        named = named_beside(rel, siblings, module_of.__getitem__, lambda p: os.path.join(root, p))
-        if not isinstance(source, SourceFile) or named is None:
-            return None
-        found.append(replace(source, module=named[0]))
-    return found, gone
-
-
-def with_added(
-    listed: Sequence[tuple[str, str | None]], added: Sequence[SourceFile], removed: Collection[str] = ()
-) -> list[tuple[str, str | None]]:
-    """``listed`` (the files the walk read, in its order, with their module names: ``TreeIndex.sources``) with
-    the files ``added`` where a walk reads them, without those ``removed`` (paths)."""
-    modules = {p: m for p, m in listed if p not in removed}
-    kept = list(modules)
-    modules.update((s.path, s.module) for s in added)
-    return [(path, modules[path]) for path in in_walk_order(kept, [s.path for s in added])]
 
 
 Removed = dict[str, tuple[str | None, str | None, str]]
@@ -174,11 +125,9 @@ def beside_files(listed: list[tuple[str, str | None]] | None, added: set[str]) -
 __all__ = [
     "NewFiles",
     "Removed",
-    "added_sources",
     "beside_files",
     "held_within",
     "keep_index",
     "parsed_added",
     "removed_files",
-    "with_added",
 ]

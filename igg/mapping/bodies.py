@@ -38,7 +38,7 @@ them once every file that holds an edge to those nodes is among the files linked
 that no edge of a file not loaded is left in the store pointing at a node that is gone.
 
 Anything else returns None, and the general path decides, so the graph is always the one a fresh map builds: a
-file that came or went otherwise (``added.added_sources``), a change ``changed_names`` cannot tell (an import
+file that came or went otherwise (``added_sources``), a change ``changed_names`` cannot tell (an import
 of every name, a supertype), a flow that changed in a language that does not keep its calls, calls of the
 last link not kept, another node to remove (a function taken away, a method whose signature, its identity,
 changed), a node added that the changed files do not declare (an outside package first imported) or whose
@@ -78,13 +78,12 @@ from igg.mapping.added import (
     keep_index,
     parsed_added,
     removed_files,
-    with_added,
 )
 from igg.mapping.declared import names_told
 from igg.mapping.difference import SHARED, node_file, plan_file_difference
 from igg.mapping.limits import check_update_size
 from igg.mapping.remap import link_bodies
-from igg.mapping.touched import renamed
+from igg.mapping.touched import renamed, with_added
 from igg.mapping.updated import (
     UpdateResult,
     apply_step,
@@ -390,7 +389,7 @@ def _sources(
     files: tuple[Sequence[SourceFile], Sequence[FileFacts], Sequence[SourceFile]],
 ) -> tuple[list[SourceFile], dict[str, str], dict[str, Any]] | None:
     """The files to link as the last walk read them (``listed``: of ``TreeIndex.sources``, those of the
-    changed files' languages, ``_their_languages``, with the files added: ``added.with_added``), named as the
+    changed files' languages, ``_their_languages``, with the files added: ``with_added``), named as the
     link names them (``with_modules``), the ``edited`` ones (changed or added) as read now and the others with
     an empty text (their facts come from the cache), and each one's content hash (``TreeIndex.hashes``, the
     edited ones' now); None when the index cannot tell them, or a file the walk did not name is named from its

@@ -23,7 +23,7 @@ from igg.graph.collector import collector_paused
 from igg.mapping import kept
 from igg.mapping.changes import changes
 from igg.mapping.depgraph import session_depgraph
-from igg.mapping.since import TreeState, check_ref, read_by_others, ref_state, tree_state
+from igg.mapping.since import TreeState, check_ref, ref_state, tree_state
 from igg.models.rules import AcyclicRule, Rule
 from igg.rules.bounds import CheckBounds
 from igg.rules.check import check
@@ -203,14 +203,16 @@ def _known(
 
 def _spliced(head: TreeState, base: TreeState) -> set[str] | None:
     """The modules whose edges out alone differ between ``base``, the kept graph ``head`` was linked again
-    from, and ``head``'s: those of the files read again, whose imports alone changed (nothing another file's
-    imports read of them: ``igg.mapping.spliced``); None when ``head`` was linked otherwise."""
-    if head.reads != "imports" or head.linked_from is None or head.linked_from[0] is not base.graph:
+    from, and ``head``'s: those of the files its splice linked again, added or removed (``TreeState.spliced``:
+    ``igg.mapping.spliced``); None when ``head`` was linked otherwise."""
+    if head.spliced is None or head.linked_from is None or head.linked_from[0] is not base.graph:
         return None
-    then = head.linked_from[1]
-    if any(read_by_others(f) != read_by_others(head.facts[path]) for path, f in then.items()):
-        return None
-    return {n.id for n in head.graph.nodes.values() if n.type == "Module" and n.file in then}
+    return {
+        n.id
+        for graph in (head.graph, base.graph)
+        for n in graph.nodes.values()
+        if n.type == "Module" and n.file in head.spliced
+    }
 
 
 def _mark_known(violations: list[Violation], known: set[str]) -> None:

@@ -30,10 +30,15 @@ Each row names its graph with a token, new whenever the graph changes; a check k
 violations it found under it (``keep_known``, with the rules it judged), and a later ``check --since`` whose
 ``REF`` is that graph takes them (``known_keys``) instead of judging it again (0.4-0.6 s at 50,000 files). The
 key the row keeps of a file read again is the one its facts were found under (a map's full facts, which an
-update cached). Anything else (a file added, removed or renamed, an ignore file changed, facts gone from the
-cache, a kept row that does not read back) maps the tree as ``tree_state`` does and keeps the new graph. A
-cache in memory (``FactsCache(None)``) keeps nothing. ``tests/unit/test_kept.py`` pins each answer to a fresh
-map of the tree.
+update cached).
+
+A file added to a folder or removed from it, beside another file of its language that stays and naming no
+other file (``touched.added_sources``, as ``igg map-code --update`` takes it), is spliced into a kept graph of
+imports with the files whose imports may find it (``spliced.imports_reach``), without walking the tree: the
+folder's new listing, and the file's bytes and stat, are kept in the row. Anything else (a file renamed, a
+folder added or removed, an ignore file changed, facts gone from the cache, a kept row that does not read
+back) maps the tree as ``tree_state`` does and keeps the new graph. A cache in memory (``FactsCache(None)``)
+keeps nothing. ``tests/unit/test_kept.py`` pins each answer to a fresh map of the tree.
 """
 
 from __future__ import annotations
@@ -54,11 +59,12 @@ from igg.codemap.facts import FileFacts
 from igg.codemap.language import Reads
 from igg.codemap.model import CodeModel
 from igg.codemap.sources import SourceFile
-from igg.codemap.treeindex import TreeIndex, index_key
+from igg.codemap.treeindex import Added, Changed, TreeIndex, index_key
 from igg.codemap.walk import DEFAULT_MAX_BYTES, WALK_NAMES, WalkResult, listing_of, read_bytes_as_walked
 from igg.mapping.prepare import imports_view, parse_all
 from igg.mapping.since import TreeState, linked_alike, linked_state, named_alike, relink
 from igg.mapping.spliced import spliced_graph
+from igg.mapping.touched import added_sources, with_added
 from igg.models.rules import Rule
 from igg.record.logs import get_logger
 from igg.rules.bounds import CheckBounds
@@ -157,41 +163,34 @@ def kept_state(
     kept = _load(cache.get_kept(key))
     if kept is None:
         return None
-    changed = kept.index.changed(lambda folder: listing_of(folder) == kept.listings.get(folder))
+    added: list[Added] = []
+    gone: list[str] = []
+    kept.index.listings = (
+        kept.listings
+    )  # a folder listed otherwise: the files added to it and removed from it
+    changed = kept.index.changed(added=added, removed=gone)
     if changed is None:
+        return None
+    moved = _moved(paths, kept, cache, (added, gone), reads, max_bytes) if added or gone else None
+    if (added or gone) and moved is None:
         return None
     known: dict[str, FileFacts] = {}
     parsed = 0
-    if changed:
-        root = os.path.abspath(paths[0])
-        sources: list[SourceFile] = []
-        for position, data, _ in changed:
-            path = os.path.relpath(kept.index.paths[position], root)
-            then = read_bytes_as_walked(path, data, max_bytes=max_bytes)
-            if (
-                path not in kept.files
-            ):  # a file the walk skipped (binary, not in the build), or an ignore file
-                if os.path.basename(path) in WALK_NAMES or isinstance(then, SourceFile):
-                    return None  # the walk may differ
-                continue  # skipped still, by its bytes
-            if not isinstance(then, SourceFile):
-                return None
-            sources.append(replace(then, module=kept.files[path][0]))
-        before = cache.get_many([kept.files[s.path][1] for s in sources], bodies=False)
-        counts: dict[str, int] = {}
-        keys: list[tuple[str | None, str]] = []  # where the cache holds them (a map's full facts, or theirs)
-        now, _ = parse_all(sources, cache=cache, counts=counts, bodies=False, reads=reads, keys=keys)
-        if not all(b is not None and named_alike(b, n) for b, n in zip(before, now, strict=True)):
+    if changed or moved:
+        found = _read_again(paths, kept, cache, changed, reads, max_bytes)
+        if found is None:
             return None
+        sources, before, now, keys, parsed = found
         alike = all(b is not None and linked_alike(b, n, reads) for b, n in zip(before, now, strict=True))
-        parsed = counts.get("parsed", 0)
         for source, facts, (_, made) in zip(sources, now, keys, strict=True):
             known[source.path] = facts
             kept.files[source.path] = (source.module, made)
-        if not alike:
-            kept_facts = {s.path: b for s, b in zip(sources, before, strict=True) if b is not None}
+        if not alike or moved:
+            kept_facts: dict[str, FileFacts | None] = {
+                s.path: b for s, b in zip(sources, before, strict=True) if b is not None
+            }
             linked_from = (kept.graph, kept_facts)
-            return _relinked(key, kept, cache, known, (changed, parsed), reads, linked_from)
+            return _relinked(key, kept, cache, known, (changed, parsed), reads, linked_from, moved)
         kept.index.note(changed, kept.index.last_step)
         cache.put_kept(key, _dump(kept))  # the next run reads these files by stat again
     log.debug("code_check_graph_kept", files=kept.index.read, read_again=len(changed), parsed=parsed)
@@ -209,6 +208,82 @@ def kept_state(
     )
 
 
+def _read_again(
+    paths: list[Path],
+    kept: _Kept,
+    cache: FactsCache,
+    changed: Sequence[Changed],
+    reads: Reads,
+    max_bytes: int,
+) -> (
+    tuple[list[SourceFile], list[FileFacts | None], list[FileFacts], list[tuple[str | None, str]], int] | None
+):
+    """The files ``changed`` in place that the walk read, read again as it reads them: their sources, their
+    facts in the kept graph and now, the keys of those now and how many were parsed; None when one may change
+    the walk (a file it skipped that it reads now, an ignore file) or names its module otherwise."""
+    root = os.path.abspath(paths[0])
+    sources: list[SourceFile] = []
+    for position, data, _ in changed:
+        path = os.path.relpath(kept.index.paths[position], root)
+        then = read_bytes_as_walked(path, data, max_bytes=max_bytes)
+        if path not in kept.files:  # a file the walk skipped (binary, not in the build), or an ignore file
+            if os.path.basename(path) in WALK_NAMES or isinstance(then, SourceFile):
+                return None  # the walk may differ
+            continue  # skipped still, by its bytes
+        if not isinstance(then, SourceFile):
+            return None
+        sources.append(replace(then, module=kept.files[path][0]))
+    before = cache.get_many([kept.files[s.path][1] for s in sources], bodies=False)
+    counts: dict[str, int] = {}
+    keys: list[tuple[str | None, str]] = []  # where the cache holds them (a map's full facts, or theirs)
+    now, _ = parse_all(sources, cache=cache, counts=counts, bodies=False, reads=reads, keys=keys)
+    if not all(b is not None and named_alike(b, n) for b, n in zip(before, now, strict=True)):
+        return None
+    return sources, before, now, keys, counts.get("parsed", 0)
+
+
+@dataclass(kw_only=True)
+class _Moves:
+    """Files added to a kept tree and removed from it (``_moved``)."""
+
+    sources: list[SourceFile]
+    """The files added, as the walk reads and names them, in its order."""
+    facts: list[FileFacts]
+    keys: list[tuple[str | None, str]]
+    """Their facts and where the cache holds them."""
+    removed: dict[str, FileFacts]
+    """The facts of the files removed, as the kept graph had them, by their paths."""
+    read: tuple[list[Added], list[str]]
+    """The files added and the files removed as ``TreeIndex.changed`` found them."""
+
+
+def _moved(
+    paths: list[Path],
+    kept: _Kept,
+    cache: FactsCache,
+    moved: tuple[list[Added], list[str]],
+    reads: Reads,
+    max_bytes: int,
+) -> _Moves | None:
+    """The files added and removed (``moved``: as ``TreeIndex.changed`` found them) when a check may splice
+    them into its kept graph of imports: each beside another file of its language that stays, naming no other
+    file (``touched.added_sources``); the added ones parsed. None otherwise (the tree is mapped)."""
+    if reads != "imports":
+        return None
+    listed = [(path, module) for path, (module, _) in kept.files.items()]
+    found = added_sources(paths, moved, listed, max_bytes=max_bytes, chosen=None)
+    if found is None:
+        return None
+    sources, gone = found
+    then = cache.get_many([kept.files[p][1] for p in gone], bodies=False)
+    if any(f is None for f in then):
+        return None
+    keys: list[tuple[str | None, str]] = []
+    facts, _ = parse_all(sources, cache=cache, bodies=False, reads=reads, keys=keys)
+    removed = {p: f for p, f in zip(gone, then, strict=True) if f is not None}
+    return _Moves(sources=sources, facts=facts, keys=keys, removed=removed, read=moved)
+
+
 def _relinked(
     key: str,
     kept: _Kept,
@@ -216,30 +291,45 @@ def _relinked(
     known: dict[str, FileFacts],
     changed: tuple[Sequence[Any], int],
     reads: Reads,
-    linked_from: tuple[DepGraph, dict[str, FileFacts]],
+    linked_from: tuple[DepGraph, dict[str, FileFacts | None]],
+    moved: _Moves | None = None,
 ) -> TreeState | None:
     """The state of the kept tree after files changed in place so that the graph may change (an import added,
-    a Java type another file's import names), each naming its module alike: every file linked again from the
-    facts the cache holds of them, those ``known`` (read now) in their place, without walking or reading the
-    tree (a walk reads every file to hash it); the new graph kept. None: a file's facts are gone from the
-    cache (the tree is mapped). ``linked_from``: the kept graph and the facts it had of the files read again
-    (``TreeState.linked_from``)."""
+    a Java type another file's import names), each naming its module alike, or files were added or removed
+    (``moved``): spliced into the kept graph when it is one of imports (``igg.mapping.spliced``), else every
+    file linked again from the facts the cache holds of them, those ``known`` (read now) in their place,
+    without walking or reading the tree (a walk reads every file to hash it); the new graph kept. None: a
+    file's facts are gone from the cache (the tree is mapped). ``linked_from``: the kept graph and the facts
+    it had of the files read again (``TreeState.linked_from``), to which those added and removed are added."""
+    then = {path: f for path, f in linked_from[1].items() if f is not None}
+    now = {path: known[path] for path in then}
+    files, parsed = changed
+    kept.index.note(files, kept.index.last_step)  # by their positions, before files are taken out
+    moves = None
+    if moved is not None:
+        _move(kept, moved)
+        added = {s.path: f for s, f in zip(moved.sources, moved.facts, strict=True)}
+        known.update(added)
+        linked_from[1].update(dict.fromkeys(added))
+        linked_from[1].update(moved.removed)
+        moves = (added, moved.removed)
     model: CodeModel | None = None
     facts: Mapping[str, FileFacts] = KeptFacts(kept.files, cache, known)
-    graph = (
-        spliced_graph(kept.graph, list(kept.files), kept.files, cache, (linked_from[1], known))
+    found = (
+        spliced_graph(kept.graph, list(kept.files), kept.files, cache, (then, now), moves)
         if reads == "imports"
         else None
     )
-    if graph is None:
+    spliced = found[1] | (moves[1].keys() if moves else set()) if found is not None else None
+    if found is None:
         linked = relink(list(kept.files), known, KeptFacts(kept.files, cache, {}), kept.files, cache, reads)
         if linked is None:
             return None
         model, graph, facts = linked
+    else:
+        graph = found[0]
     kept.graph = graph
-    then, kept.token = kept.token, _token()
-    files, parsed = changed
-    kept.index.note(files, kept.index.last_step)
+    token, kept.token = kept.token, _token()
     cache.put_kept(key, _dump(kept))
     log.debug("code_check_graph_relinked", files=kept.index.read, read_again=len(files), parsed=parsed)
     return TreeState(
@@ -252,8 +342,23 @@ def _relinked(
         reads=reads,
         ignore_files=kept.ignore_files,
         linked_from=linked_from,
-        kept_as=(key, kept.token, then or None),
+        spliced=spliced,
+        kept_as=(key, kept.token, token or None),
     )
+
+
+def _move(kept: _Kept, moved: _Moves) -> None:
+    """The files ``moved`` added to the kept tree's files (in the walk's order) and index, those removed
+    taken out of them."""
+    listed = [(path, module) for path, (module, _) in kept.files.items()]
+    made = {s.path: made for s, (_, made) in zip(moved.sources, moved.keys, strict=True)}
+    kept.files = {
+        path: (module, made[path] if path in made else kept.files[path][1])
+        for path, module in with_added(listed, moved.sources, moved.removed.keys())
+    }
+    added, gone = moved.read
+    kept.index.drop(set(gone))
+    kept.index.add(added, kept.index.last_step, [s.text for s in moved.sources])
 
 
 def keep(

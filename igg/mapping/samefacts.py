@@ -52,9 +52,10 @@ from igg.codemap.relines import Moves, line_map
 from igg.codemap.sources import SourceFile, with_modules
 from igg.codemap.treeindex import Added, Changed, TreeIndex, TreeIndexes
 from igg.codemap.walk import read_bytes_as_walked
-from igg.mapping.added import NewFiles, added_sources
+from igg.mapping.added import NewFiles
 from igg.mapping.limits import check_update_size
 from igg.mapping.relined import relined_difference
+from igg.mapping.touched import added_sources
 from igg.mapping.updated import UpdateResult, apply_step, load_map, update_result, update_store
 from igg.record.logs import get_logger
 from igg.session.updates import keeps_snapshot
@@ -201,7 +202,7 @@ def _news(
 ) -> NewFiles | None:
     """The files added (``moved``: those added, the absolute paths of those removed, as ``TreeIndex.changed``
     finds them) read as the walk reads them and named as it names them, and those removed as the walk named
-    them (``added.added_sources``); None when one is not a file an update takes alone."""
+    them (``touched.added_sources``); None when one is not a file an update takes alone."""
     added, removed = moved
     if not added and not removed:
         return [], added, None, []

@@ -63,10 +63,14 @@ class TreeState:
     """Whether this is the graph a run before kept (``igg.mapping.kept``), not one mapped now."""
     relinked: bool = False
     """Whether this state of a commit was linked from the work tree's facts (``relinked_at_commit``)."""
-    linked_from: tuple[DepGraph, dict[str, FileFacts]] | None = None
+    linked_from: tuple[DepGraph, dict[str, FileFacts | None]] | None = None
     """The kept graph this state was linked again from (``igg.mapping.kept``), with the facts it was linked
-    from of each file read again since: a commit whose files give that graph is judged by it
-    (``kept_at_commit``)."""
+    from of each file read again, added (None: not in it) or removed since: a commit whose files give that
+    graph is judged by it (``kept_at_commit``)."""
+    spliced: set[str] | None = None
+    """The files whose edges alone differ from those of the kept graph it was linked again from (those read
+    again, added or removed, and those whose imports may find one added or removed: ``igg.mapping.spliced``);
+    None when it was not spliced."""
     reads: Reads = "all"
     ignore_files: list[str] = field(default_factory=list)
     """The ``.gitignore`` files the walk of one folder read, by their paths in it."""
@@ -343,8 +347,8 @@ def kept_at_commit(head: TreeState, then: Mapping[str, FileFacts | None]) -> Tre
     """The commit's state when it is the kept graph ``head`` was linked again from (``head.linked_from``): the
     last check ran on the commit's tree, as a check of every commit in turn leaves it. That holds when every
     file changed since the commit (``then``: its facts then, ``commit_facts``) or since the graph was kept
-    has, at the commit, facts the graph was linked from alike (``linked_alike``); a file added or removed
-    since the commit differs. Else None."""
+    has, at the commit, facts the graph was linked from alike (``linked_alike``), and every file added or
+    removed since the commit was added or removed since the graph was kept. Else None."""
     if head.linked_from is None or head.reads == "all":
         return None
     graph, before = head.linked_from
@@ -352,6 +356,9 @@ def kept_at_commit(head: TreeState, then: Mapping[str, FileFacts | None]) -> Tre
         now = head.facts.get(path)
         at_commit = then[path] if path in then else now
         in_kept = before[path] if path in before else now
+        here = path in head.keys
+        if not (then[path] if path in then else here) and not (before[path] if path in before else here):
+            continue  # in neither: added since both
         if at_commit is None or in_kept is None or not linked_alike(at_commit, in_kept, head.reads):
             return None
     kept_as = (head.kept_as[0], head.kept_as[2], None) if head.kept_as and head.kept_as[2] else None

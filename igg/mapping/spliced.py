@@ -16,10 +16,16 @@ module's edges out and its package's ``CONTAINS`` of it, and an outside package 
 more goes. The graph is the one a link of every file makes (``tests/unit/test_spliced.py`` pins it to a
 fresh map's), where a link of every file read 50,000 files' facts; reading the facts of the 12,500 Python
 files of such a tree took 1.1 s of a splice's 1.6 s, the modules' names 0.02 s.
+
+A file added or removed beside others of its language changes no other file's module name
+(``touched.alone``), but another file's import may find it now, or find something else without it: those
+files (``imports_reach``, read from the facts of the files of its language) are linked again with it, and a
+removed file's module goes with its edges.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 
 from igg.codemap import language as languages
@@ -29,6 +35,7 @@ from igg.codemap.language import language_of
 from igg.codemap.link import link
 from igg.codemap.schema import load_code_schema
 from igg.mapping.depgraph import model_graph
+from igg.mapping.moved import INDEX
 from igg.mapping.since import linked_alike, read_by_others
 from igg.rules.depgraph import DepGraph
 
@@ -39,31 +46,83 @@ def spliced_graph(
     keys: Mapping[str, tuple[str | None, str]],
     cache: FactsCache,
     changed: tuple[Mapping[str, FileFacts], Mapping[str, FileFacts]],
-) -> DepGraph | None:
+    moved: tuple[Mapping[str, FileFacts], Mapping[str, FileFacts]] | None = None,
+) -> tuple[DepGraph, set[str]] | None:
     """``graph`` (of the files ``order``, in the walk's order, whose facts the cache holds under ``keys``)
     with the files ``changed`` (their facts then, the graph's, and now) linked again alone, those whose
-    imports link otherwise (see the module doc); None when one changed more than its imports, or a file's
-    facts are gone from the cache."""
+    imports link otherwise (see the module doc), and the files linked again; None when one changed more than
+    its imports, or a file's facts are gone from the cache. ``moved``: the files added (in ``order``, with
+    their facts now) and removed (not in it, with the graph's facts), linked with the files whose imports may
+    find them (``imports_reach``)."""
     then, now = changed
+    added, removed = moved if moved is not None else ({}, {})
     for path, f in now.items():
         before = then.get(path)
         if before is None or read_by_others(before) != read_by_others(f):
             return None
     # a file read again whose imports link as they did keeps its edges (its body edited, an import elsewhere)
-    linking = {path for path, f in now.items() if not linked_alike(then[path], f, "imports")}
-    languages = {now[path].language for path in linking}
-    wanted = [p for p in order if p not in now and language_of(p) in languages]
-    facts: dict[str, FileFacts | None] = named_alone(graph, wanted, languages)
+    linking = {path for path, f in now.items() if not linked_alike(then[path], f, "imports")} | set(added)
+    languages = {f.language for f in (*added.values(), *removed.values())}
+    languages |= {now[path].language for path in linking if path in now}
+    wanted = [p for p in order if p not in now and p not in added and language_of(p) in languages]
+    facts: dict[str, FileFacts | None] = named_alone(graph, wanted, languages) if moved is None else {}
     read = [p for p in wanted if p not in facts]
     cached = cache.get_many([keys[p][1] for p in read], bodies=False)
     if any(f is None for f in cached):
         return None
     facts.update(zip(read, cached, strict=True))
+    if moved is not None:
+        others = [f for f in facts.values() if f is not None]
+        reach = imports_reach(others, [*added.values(), *removed.values()])
+        if reach is None:
+            return None
+        linking |= reach
     facts.update((path, f) for path, f in now.items() if f.language in languages)
+    facts.update(added)
     linked = [f for f in (facts.get(p) for p in order) if f is not None]
     model = link(linked, only=linking, reads="imports")
     part = model_graph(model, load_code_schema(None).compile(), linking)
-    return _in_place(graph, part, {p: i for i, p in enumerate(order)}, linking)
+    position = {p: i for i, p in enumerate(order)}
+    spliced = _in_place(graph, part, position, linking | set(removed))
+    return (spliced, linking) if spliced is not None else None
+
+
+def imports_reach(facts: Sequence[FileFacts], moved: Sequence[FileFacts]) -> set[str] | None:
+    """The files of ``facts`` whose imports may find one of the files ``moved`` (added or removed) or, without
+    it, find something else: each import written with a part (between dots and slashes) that is the moved
+    file's name without suffixes (Python's ``from pkg import mod``, TypeScript's ``"./util/mod.js"``); for a
+    file named ``index``, its folder's name too, or a path ending in a folder (``"."``, ``"../"``); in a
+    language that does not link imports by other files' names alone (``Language.imports_by_name``: Go's
+    imports name a package's folder, Java's wildcards a package), the name of its folder. None when a
+    configuration file of its language names the moved file (``package.json``'s ``main``,
+    ``tsconfig.json``'s ``paths``): what it resolves to may change another way."""
+    reach: set[str] = set()
+    for m in moved:
+        folder, _, base = m.path.rpartition("/")
+        stem = base.partition(".")[0]
+        parent = folder.rpartition("/")[2]
+        words = {stem, parent} if stem == INDEX or not languages.get(m.language).imports_by_name else {stem}
+        named = re.compile(rf"(?<![\w$-]){re.escape(stem)}(?![\w$-])")
+        for f in facts:
+            if f.language != m.language or f.path in reach:
+                continue
+            if f.config is not None:
+                if named.search(repr(f.config)):
+                    return None
+                continue
+            for i in f.imports:
+                parts = set(_PARTS.split(i.target))
+                if i.source:
+                    parts.update(_PARTS.split(i.source))
+                folder_import = i.target.startswith(".") and i.target.endswith((".", "/"))
+                if parts & words or (stem == INDEX and folder_import):
+                    reach.add(f.path)
+                    break
+    return reach
+
+
+_PARTS = re.compile(r"[./\\]")
+"""What separates the parts of an import's target: a dotted name's dots, a path's slashes."""
 
 
 def named_alone(graph: DepGraph, paths: list[str], names: set[str]) -> dict[str, FileFacts | None]:
@@ -112,6 +171,8 @@ def _in_place(graph: DepGraph, part: DepGraph, position: dict[str, int], paths: 
     out = DepGraph()
     for node in graph.nodes.values():
         if node.id in own:
+            if node.file not in position:
+                continue  # a file removed
             node = part.nodes.get(node.id, node)
         elif node.id in gone and node.external and node.id not in ends:
             continue  # an outside package no module imports any more
@@ -123,4 +184,4 @@ def _in_place(graph: DepGraph, part: DepGraph, position: dict[str, int], paths: 
     return out
 
 
-__all__ = ["spliced_graph"]
+__all__ = ["imports_reach", "spliced_graph"]

@@ -20,7 +20,8 @@ from typing import Any
 
 from igg.codemap import language as languages
 from igg.codemap.sources import SourceFile
-from igg.codemap.walk import ignored_by, read_ignore
+from igg.codemap.treeindex import Added
+from igg.codemap.walk import ignored_by, read_bytes_as_walked, read_ignore
 
 REGULAR = (b"100644", b"100755")
 """The modes of a regular file in a git tree (a link is 120000, a submodule 160000)."""
@@ -218,3 +219,51 @@ def ignored(root: Path, path: str) -> bool:
         if found is not None:
             rules.append(found)
     return ignored_by(rules, path, False) is not None
+
+
+def added_sources(
+    paths: Sequence[Path],
+    moved: tuple[Sequence[Added], Sequence[str]],
+    listed: Sequence[tuple[str, str | None]],
+    *,
+    max_bytes: int,
+    chosen: Sequence[str] | None,
+) -> tuple[list[SourceFile], list[str]] | None:
+    """The files added to the tree of ``paths`` (one folder; ``moved``: those added, the absolute paths of
+    those removed, as ``TreeIndex.changed`` finds them) as the walk reads and names them, beside the files it
+    read (``listed``: ``TreeIndex.sources``), and the paths of those removed as the walk gave them; None when
+    one is not a file an update takes alone (see the module doc; a file removed must be one the walk read)."""
+    if len(paths) != 1 or not paths[0].is_dir():
+        return None
+    added, removed = moved
+    root = os.path.abspath(paths[0])
+    rels = [os.path.relpath(path, root).replace(os.sep, "/") for path, _, _ in added]
+    gone = [os.path.relpath(path, root).replace(os.sep, "/") for path in removed]
+    module_of = dict(listed)
+    now = [*(p for p in module_of if p not in gone), *rels]
+    if any(rel in module_of for rel in rels) or any(p not in module_of for p in gone):
+        return None
+    if not alone(rels, gone, now, list(module_of)):
+        return None
+    siblings = sibling_files({p: m for p, m in module_of.items() if p not in gone}, set(rels))
+    found: list[SourceFile] = []
+    for (_, data, _), rel in zip(added, rels, strict=True):
+        if ignored(Path(root), rel):
+            return None
+        source = read_bytes_as_walked(rel, data, max_bytes=max_bytes, chosen=chosen)
+        named = named_beside(rel, siblings, module_of.__getitem__, lambda p: os.path.join(root, p))
+        if not isinstance(source, SourceFile) or named is None:
+            return None
+        found.append(replace(source, module=named[0]))
+    return found, gone
+
+
+def with_added(
+    listed: Sequence[tuple[str, str | None]], added: Sequence[SourceFile], removed: Collection[str] = ()
+) -> list[tuple[str, str | None]]:
+    """``listed`` (the files the walk read, in its order, with their module names: ``TreeIndex.sources``) with
+    the files ``added`` where a walk reads them, without those ``removed`` (paths)."""
+    modules = {p: m for p, m in listed if p not in removed}
+    kept = list(modules)
+    modules.update((s.path, s.module) for s in added)
+    return [(path, modules[path]) for path in in_walk_order(kept, [s.path for s in added])]

@@ -228,8 +228,9 @@ def test_a_commit_whose_tree_the_last_check_kept_is_judged_by_that_graph(
     nothing else another file's imports read of them changed; a TypeScript export that went with it is none: a
     link of imports reads paths), where every file was linked again, and the commit is judged by the kept
     graph itself (``baseline: kept``), where it was linked a second time; two commits since the last check
-    link the commit as before (``relinked``). Each report equals the general path's (the commit's tree
-    unpacked and mapped)."""
+    link the commit as before (``relinked``). A file added or removed beside others of its language is spliced
+    too, with the files whose imports may find it, and the commit judged by the kept graph. Each report equals
+    the general path's (the commit's tree unpacked and mapped)."""
     repo = tmp_path / "repo"
     subprocess.run(["git", "clone", "-q", str(origin), str(repo)], check=True)
     store = tmp_path / "s.codefacts"
@@ -255,14 +256,20 @@ def test_a_commit_whose_tree_the_last_check_kept_is_judged_by_that_graph(
     compare = checking.changes
     monkeypatch.setattr(checking, "changes", lambda b, h, w=None: compared.append(w) or compare(b, h, w))
     rules = (repo / "rules.toml").read_text(encoding="utf-8")
-    for names, baseline, how, new_rules in (
-        (["import added"], "kept", "splice", False),
-        (["ts import"], "kept", "splice", False),  # its export went too: no link of imports reads it
-        (["go import", "import gone"], "kept", "splice", True),  # two files of one commit
-        (["import moved"], "kept", "splice", False),  # on another line: the graph of imports looks at lines
+    for names, baseline, how, new_rules, within in (
+        (["import added"], "kept", "splice", False, None),
+        (["ts import"], "kept", "splice", False, None),  # its export went too: no link of imports reads it
+        (["go import", "import gone"], "kept", "splice", True, None),  # two files of one commit
+        (["import moved"], "kept", "splice", False, None),  # on another line: the graph looks at lines
+        # files added and removed: spliced with the files whose imports may find them
+        (["new module"], "kept", "splice", False, {"db/extra.py"}),  # no import names it
+        (["deleted"], "kept", "splice", False, {"api/views.py", "db/extra.py"}),  # extra.py imported it
+        (["new go file"], "kept", "splice", False, {"tool/lib/extra.go", "tool/main.go"}),  # its package's
+        (["new ts module"], "kept", "splice", False, {"web/other.ts", "web/app.ts"}),  # app.ts: './other'
+        (["ts module removed"], "kept", "splice", False, {"web/lib.ts", "web/app.ts", "web/other.ts"}),
     ):
         for name in names:
-            write(repo, *shop.IMPORTS[name])
+            write(repo, *shop.EDITS[name])
         if new_rules:  # the violations the last check kept are of other rules: the commit's graph is judged
             rules += '\n[[rules]]\nname = "no-package-cycles"\nkind = "acyclic"\nlevel = "package"\n'
             (repo / "rules.toml").write_text(rules, encoding="utf-8")
@@ -274,9 +281,8 @@ def test_a_commit_whose_tree_the_last_check_kept_is_judged_by_that_graph(
         # the commit's graph is the one the last check judged: its violations' keys were kept with it
         assert len(judged) == (2 if new_rules else 1), names
         # and the dependencies compared for the modules spliced alone
-        assert compared[-1] == {"module:" + shop.IMPORTS[name][0].removeprefix("shop/") for name in names}, (
-            names
-        )
+        spliced = within or {shop.EDITS[name][0].removeprefix("shop/") for name in names}
+        assert compared[-1] == {f"module:{path}" for path in spliced}, names
         general = _mapped(repo, monkeypatch)
         assert fast.model_dump(exclude={"baseline", "kept"}) == general, names
     write(repo, *shop.IMPORTS["ts import"][:1], "import { f } from './lib';\n")  # two commits unchecked

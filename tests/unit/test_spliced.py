@@ -1,6 +1,7 @@
 """A file whose imports alone changed has its edges spliced into the kept graph of imports
-(``igg.mapping.spliced``), where ``igg check`` linked every file again: pinned, over random sequences of
-such edits in three languages, to the graph a fresh map of the tree makes."""
+(``igg.mapping.spliced``), where ``igg check`` linked every file again, and so does a file added or removed
+beside others of its language, with the files whose imports may find it, where the tree was mapped: pinned,
+over random sequences of such edits in three languages, to the graph a fresh map of the tree makes."""
 
 from __future__ import annotations
 
@@ -44,15 +45,22 @@ VARIANTS = {
         shop.IMPORTS["go import"][1],
         'package main\n\nimport "os"\n\nfunc main() {\n\tos.Exit(1)\n}\n',
     ],
+    # files added and removed beside others of their language (None: no such file)
+    "shop/api/views.py": [shop.TREE["shop/api/views.py"], None],  # models.py imports it
+    "shop/db/extra.py": [None, shop.ADDED["new module"][1], "import shop.util\nimport json\n"],
+    "shop/web/lib.ts": [shop.TREE["shop/web/lib.ts"], None],  # app.ts imports it
+    "shop/web/other.ts": [None, shop.ADDED["new ts module"][1]],  # what app.ts's './other' finds
+    "shop/web/index.ts": [None, "import { f } from './lib';\n\nexport const i = f();\n"],  # what '.' finds
+    "shop/tool/lib/extra.go": [None, shop.ADDED["new go file"][1]],  # main.go imports its package
 }
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     steps=st.lists(
         st.tuples(st.sampled_from(sorted(VARIANTS)), st.integers(min_value=0, max_value=3)),
         min_size=1,
-        max_size=6,
+        max_size=8,
     )
 )
 @example(steps=[("shop/tool/main.go", 2), ("shop/tool/main.go", 0)])  # main.go states tool's CONTAINS again
@@ -91,7 +99,7 @@ def test_a_spliced_graph_is_the_graph_a_fresh_map_makes(
         cache.close()
     assert made in ([], [True], [False])  # the same text again: the kept graph; else spliced or linked
     first = VARIANTS[steps[0][0]]
-    if first[steps[0][1] % len(first)] != shop.TREE[steps[0][0]] and steps[0][0] != "shop/tool/main.go":
+    if first[steps[0][1] % len(first)] != shop.TREE.get(steps[0][0]) and steps[0][0] != "shop/tool/main.go":
         assert spliced_once[0], steps[0]  # a first edit of imports alone, in a file no package shares
 
 
