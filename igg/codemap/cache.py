@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import pickle
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
 
 from igg.codemap.facts import FileFacts, without_bodies
@@ -83,22 +83,65 @@ class FactsCache:
     def get_many(self, keys: Sequence[str], *, bodies: bool = True) -> list[FileFacts | None]:
         """``get`` of each key, in order, in a few queries (``bodies=False``: the facts without the calls and
         instantiations of their callables, ``without_bodies``)."""
+        found = self._rows(keys, bodies)
+        if found is None:
+            return [None] * len(keys)
+        return [self._load(found.get(k)) for k in keys]
+
+    def mentioning(
+        self, keys: Sequence[str], words: Collection[str], *, bodies: bool = True
+    ) -> dict[str, FileFacts] | None:
+        """The facts of those of ``keys`` whose row holds one of ``words`` as bytes (a pickle keeps each
+        string it holds whole, in UTF-8: facts that name a word hold it), by key; the others are not read (the
+        facts of 12,500 TypeScript files took 0.45 s to read, where a check sought the few that import one
+        name). None when one of ``keys`` has no row (or the cache cannot be read)."""
+        if not words:
+            return {} if self._rows(keys, bodies, count=True) is not None else None
+        found = self._rows(keys, bodies, [w.encode("utf-8", "surrogatepass") for w in words])
+        if found is None:
+            return None
+        out: dict[str, FileFacts] = {}
+        for key, data in found.items():
+            facts = self._load(data)
+            if facts is None:
+                return None
+            out[key] = facts
+        return out
+
+    def _rows(
+        self, keys: Sequence[str], bodies: bool, words: Sequence[bytes] | None = None, count: bool = False
+    ) -> dict[str, bytes] | None:
+        """The rows of ``keys`` (by key), in chunks; with ``words``, those whose data holds one of them (and
+        None when one of ``keys`` has no row, as with ``count``, which reads none); None when the cache
+        cannot be read."""
         column = "data, 1" if bodies else "coalesce(declared, data), declared IS NULL"
+        value = "data" if bodies else "coalesce(declared, data)"
         found: dict[str, bytes] = {}
         for start in range(0, len(keys), 500):
             chunk = keys[start : start + 500]
+            among = f"key IN ({','.join('?' * len(chunk))})"
             try:
-                rows = self._db.execute(
-                    f"SELECT key, {column} FROM facts WHERE key IN ({','.join('?' * len(chunk))})", chunk
-                ).fetchall()
+                if words is not None or count:
+                    held = self._db.execute(f"SELECT count(*) FROM facts WHERE {among}", chunk).fetchone()[0]
+                    if held != len(set(chunk)):
+                        return None
+                    if count:
+                        continue
+                if words:
+                    holds = " OR ".join(f"instr({value}, ?) > 0" for _ in words)
+                    query = f"SELECT key, {column} FROM facts WHERE {among} AND ({holds})"
+                    rows = self._db.execute(query, [*chunk, *words]).fetchall()
+                else:
+                    query = f"SELECT key, {column} FROM facts WHERE {among}"
+                    rows = self._db.execute(query, chunk).fetchall()
             except sqlite3.Error as exc:
                 log.warning("code_facts_cache_unreadable", path=str(self.path), error=str(exc))
-                return [None] * len(keys)
+                return None
             for key, data, whole in rows:
                 found[key] = data
                 if whole:
                     self.whole.add(key)
-        return [self._load(found.get(k)) for k in keys]
+        return found
 
     @staticmethod
     def _load(data: bytes | None) -> FileFacts | None:

@@ -31,7 +31,7 @@ from collections.abc import Mapping, Sequence
 from igg.codemap import language as languages
 from igg.codemap.cache import FactsCache
 from igg.codemap.facts import FileFacts
-from igg.codemap.language import language_of
+from igg.codemap.language import is_config, language_of
 from igg.codemap.link import link
 from igg.codemap.schema import load_code_schema
 from igg.mapping.depgraph import model_graph
@@ -65,18 +65,18 @@ def spliced_graph(
     languages = {f.language for f in (*added.values(), *removed.values())}
     languages |= {now[path].language for path in linking if path in now}
     wanted = [p for p in order if p not in now and p not in added and language_of(p) in languages]
-    facts: dict[str, FileFacts | None] = named_alone(graph, wanted, languages) if moved is None else {}
+    facts: dict[str, FileFacts | None] = named_alone(graph, wanted, languages)
+    if moved is not None:
+        reached = _reaching(wanted, keys, cache, [*added.values(), *removed.values()], facts)
+        if reached is None:
+            return None
+        facts.update(reached[0])
+        linking |= reached[1]
     read = [p for p in wanted if p not in facts]
     cached = cache.get_many([keys[p][1] for p in read], bodies=False)
     if any(f is None for f in cached):
         return None
     facts.update(zip(read, cached, strict=True))
-    if moved is not None:
-        others = [f for f in facts.values() if f is not None]
-        reach = imports_reach(others, [*added.values(), *removed.values()])
-        if reach is None:
-            return None
-        linking |= reach
     facts.update((path, f) for path, f in now.items() if f.language in languages)
     facts.update(added)
     linked = [f for f in (facts.get(p) for p in order) if f is not None]
@@ -87,21 +87,41 @@ def spliced_graph(
     return (spliced, linking) if spliced is not None else None
 
 
+def _reaching(
+    wanted: list[str],
+    keys: Mapping[str, tuple[str | None, str]],
+    cache: FactsCache,
+    moved: list[FileFacts],
+    named: Mapping[str, FileFacts | None],
+) -> tuple[dict[str, FileFacts], set[str]] | None:
+    """The facts read of the files of ``wanted``, and those whose imports may find one of the files ``moved``
+    (``imports_reach``): of a language whose link of imports reads names alone (``named``: its files as the
+    kept graph names them), only the facts that hold one of the words such an import is written with are read
+    (``FactsCache.mentioning``), and the configuration files'; of the others, every file's. None when a file's
+    facts are gone from the cache, or a configuration file names a moved file."""
+    words = set().union(*(_words(m) for m in moved))
+    sought = [p for p in wanted if p in named and not is_config(p)]
+    found = cache.mentioning([keys[p][1] for p in sought], words, bodies=False)
+    rest = [p for p in wanted if p not in named or is_config(p)]
+    read = cache.get_many([keys[p][1] for p in rest], bodies=False)
+    if found is None or any(f is None for f in read):
+        return None
+    facts = {p: found[keys[p][1]] for p in sought if keys[p][1] in found}
+    facts.update((p, f) for p, f in zip(rest, read, strict=True) if f is not None)
+    reach = imports_reach(list(facts.values()), moved)
+    return (facts, reach) if reach is not None else None
+
+
 def imports_reach(facts: Sequence[FileFacts], moved: Sequence[FileFacts]) -> set[str] | None:
     """The files of ``facts`` whose imports may find one of the files ``moved`` (added or removed) or, without
-    it, find something else: each import written with a part (between dots and slashes) that is the moved
-    file's name without suffixes (Python's ``from pkg import mod``, TypeScript's ``"./util/mod.js"``); for a
-    file named ``index``, its folder's name too, or a path ending in a folder (``"."``, ``"../"``); in a
-    language that does not link imports by other files' names alone (``Language.imports_by_name``: Go's
-    imports name a package's folder, Java's wildcards a package), the name of its folder. None when a
-    configuration file of its language names the moved file (``package.json``'s ``main``,
+    it, find something else: each import written with a part (between dots and slashes) that is one of its
+    words (``_words``), or, for a file named ``index``, a path ending in a folder (``"."``, ``"../"``). None
+    when a configuration file of its language names the moved file (``package.json``'s ``main``,
     ``tsconfig.json``'s ``paths``): what it resolves to may change another way."""
     reach: set[str] = set()
     for m in moved:
-        folder, _, base = m.path.rpartition("/")
-        stem = base.partition(".")[0]
-        parent = folder.rpartition("/")[2]
-        words = {stem, parent} if stem == INDEX or not languages.get(m.language).imports_by_name else {stem}
+        words = _words(m)
+        stem = m.path.rpartition("/")[2].partition(".")[0]
         named = re.compile(rf"(?<![\w$-]){re.escape(stem)}(?![\w$-])")
         for f in facts:
             if f.language != m.language or f.path in reach:
@@ -119,6 +139,18 @@ def imports_reach(facts: Sequence[FileFacts], moved: Sequence[FileFacts]) -> set
                     reach.add(f.path)
                     break
     return reach
+
+
+def _words(m: FileFacts) -> set[str]:
+    """The parts an import that may find the file ``m`` is written with: its name without suffixes (Python's
+    ``from pkg import mod``, TypeScript's ``"./util/mod.js"``); for a file named ``index``, its folder's name
+    too; in a language that does not link imports by other files' names alone (``Language.imports_by_name``:
+    Go's imports name a package's folder, Java's wildcards a package), the name of its folder."""
+    folder, _, base = m.path.rpartition("/")
+    stem = base.partition(".")[0]
+    if stem == INDEX or not languages.get(m.language).imports_by_name:
+        return {stem, folder.rpartition("/")[2]}
+    return {stem}
 
 
 _PARTS = re.compile(r"[./\\]")
