@@ -28,8 +28,10 @@ Each command runs as the user runs it, ``python -m igg ...`` in a subprocess, ti
   file's edges spliced into the kept graph, ``igg.mapping.spliced``, and ``HEAD~1`` judged by the keys of the
   violations the check before kept), after a TypeScript and a Python file added beside others (the files that
   name what it declares or import its path linked with it, their elements alone loaded: ``igg.mapping.added``;
-  in Python the program solved again), after each of them removed (the files that named it linked without it,
-  once every file that holds an edge to its nodes is among them), and after a TypeScript module others import
+  in Python the program solved again; ``check --since`` timed after each: the file spliced into the kept
+  graph with the files whose imports may find it), after each of them removed (the files that named it linked
+  without it, once every file that holds an edge to its nodes is among them; ``check --since`` timed too), and
+  after a TypeScript module others import
   renamed, each committed, with the peak memory of that process alone (``PEAK``), and whether the graph still
   equals a fresh map's;
 - whether the updated session's graph equals the graph a fresh map of the new tree builds, element ids
@@ -99,6 +101,10 @@ TARGETS = {
     "check_since_export_in_turn_s": 3.0,
     "check_since_ts_import_added_s": 3.0,
     "check_since_py_import_added_s": 3.0,
+    "check_since_ts_file_added_s": 3.0,
+    "check_since_ts_file_removed_s": 3.0,
+    "check_since_py_file_added_s": 3.0,
+    "check_since_py_file_removed_s": 3.0,
 }
 FUNCTIONS_ADDED = {
     "ts": ("m2*.ts", "\nexport function addedByTheBench(n: number): number {\n  return n + 1;\n}\n"),
@@ -416,11 +422,14 @@ def run(root: Path, files: int, mapped: bool = False) -> dict[str, Any]:
         added.write_text(text, encoding="utf-8")
         git(repo, "add", "-A")
         timed_update(out, f"update_{language}_file_added", repo, store)
+        # the file committed, checked in turn: spliced with the files whose imports may find it
+        timed_check(f"check_since_{language}_file_added")
         copies[language] = added
     for language, added in copies.items():  # each removed: the files that named it linked without it
         added.unlink()
         git(repo, "add", "-A")
         timed_update(out, f"update_{language}_file_removed", repo, store)
+        timed_check(f"check_since_{language}_file_removed")
     module = sorted(tree.rglob(FILES_ADDED["ts"]))[1]  # a module others import, renamed, then named back
     for old, new in (
         (module, module.with_name("renamed_" + module.name)),
@@ -465,6 +474,11 @@ def run(root: Path, files: int, mapped: bool = False) -> dict[str, Any]:
         **{
             f"check_since_{language}_import_added_s": out[f"check_since_{language}_import_added"]["wall_s"]
             for language in IMPORTS_ADDED
+        },
+        **{
+            f"check_since_{language}_file_{how}_s": out[f"check_since_{language}_file_{how}"]["wall_s"]
+            for language in FILES_ADDED
+            for how in ("added", "removed")
         },
     }
     out["targets"] = {
