@@ -25,11 +25,13 @@ TABLES = (
 
 class Census:
     """The keys and identities of every symbol of a map at one step (``SchemaFit.census``): the JSON values
-    of ``data``, joined by commas, and ``added`` since."""
+    of ``data``, joined by commas, and ``added`` since; ``stale`` when a step since removed symbols, which it
+    may still hold (``CensusRows.add_census``)."""
 
-    def __init__(self, data: bytes, added: set[bytes]) -> None:
+    def __init__(self, data: bytes, added: set[bytes], stale: bool = False) -> None:
         self._data = data
         self._added = added
+        self.stale = stale
 
     def holds_any(self, entries: Iterable[bytes]) -> bool:
         """Whether any of ``entries`` (each one JSON value: ``orjson.dumps`` of a key or an identity) is in
@@ -76,17 +78,23 @@ class CensusRows:
         except sqlite3.Error as exc:
             log.warning("code_tree_index_write_failed", path=str(self.path), error=str(exc))
 
-    def add_census(self, session_id: str, since: int, step: int, entries: Collection[bytes] = ()) -> None:
+    def add_census(
+        self, session_id: str, since: int, step: int, entries: Collection[bytes] = (), stale: bool = False
+    ) -> None:
         """The census kept for step ``since`` of session ``session_id`` made to speak for its step ``step``,
         with the ``entries`` of the symbols that step added (``SchemaFit.census``'s form; none: a step that
-        added no symbol); a census kept for another step is no longer kept."""
+        added no symbol); ``stale``: the step removed symbols, which the census keeps (a census holds no
+        removal), so that it holds every symbol's key and identity and may hold some of those gone (until the
+        next census made of every file). A census kept for another step is no longer kept."""
         if self._db is None:
             return
+        version = self._census_version()
         try:
             with self._db:
                 moved = self._db.execute(
-                    "UPDATE census SET step = ? WHERE session_id = ? AND step = ? AND version = ?",
-                    (step, session_id, since, self._census_version()),
+                    "UPDATE census SET step = ?, version = CASE WHEN ? THEN ? ELSE version END"
+                    " WHERE session_id = ? AND step = ? AND version IN (?, ?)",
+                    (step, stale, version + STALE, session_id, since, version, version + STALE),
                 ).rowcount
                 if not moved:
                     self._db.execute("DELETE FROM census WHERE session_id = ?", (session_id,))
@@ -108,10 +116,11 @@ class CensusRows:
             row = self._db.execute(
                 "SELECT step, version, data FROM census WHERE session_id = ?", (session_id,)
             ).fetchone()
-            if row is None or (row[0], row[1]) != (step, self._census_version()):
+            version = self._census_version()
+            if row is None or row[0] != step or row[1] not in (version, version + STALE):
                 return None
             added = self._db.execute("SELECT entry FROM census_added WHERE session_id = ?", (session_id,))
-            return Census(zlib.decompress(row[2]), {bytes(e) for (e,) in added})
+            return Census(zlib.decompress(row[2]), {bytes(e) for (e,) in added}, row[1] == version + STALE)
         except (sqlite3.Error, zlib.error) as exc:
             log.warning("code_tree_index_unreadable", path=str(self.path), error=str(exc))
             return None
@@ -119,6 +128,8 @@ class CensusRows:
 
 CENSUS_FORMAT = "1"
 """Bumped when a census changes shape."""
+STALE = ":stale"
+"""Added to the version of a census that may hold symbols since removed (``Census.stale``)."""
 
 
 __all__ = ["CENSUS_FORMAT", "Census", "CensusRows"]

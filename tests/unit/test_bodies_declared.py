@@ -256,7 +256,9 @@ def test_a_function_added_links_its_own_language_by_the_census_kept_in_step(
     """With the census the map kept (``SchemaFit.census``), a function added reads and links the files of its
     own language alone: with the Python files' facts gone from the cache, a TypeScript function added still
     takes this path. The census follows each step: after that addition (kept with its symbol), after lines
-    moved (``igg.mapping.samefacts``) and after a call changed (moved to the new step), a Python function of
+    moved (``igg.mapping.samefacts``) and after a call changed (moved to the new step); after a file removed
+    it is kept stale (it may hold the symbols removed), and a function added next still links its language
+    alone, where the update read every language's; the file put back links every file. A Python function of
     the TypeScript one's package and name shares its identity, and the update leaves it to the general path.
     Every step equals the general path's, and the last graph a fresh map's."""
     trees = {}
@@ -277,13 +279,23 @@ def test_a_function_added_links_its_own_language_by_the_census_kept_in_step(
         ("util.ts", util + _ADDED_TS.format("h") + _ADDED_TS.format("h2"), True),
         ("main.ts", main.replace("  g();\n", "", 1), True),  # a call removed: the same symbols
         ("util.ts", util + _ADDED_TS.format("h") + _ADDED_TS.format("h2") + _ADDED_TS.format("h3"), True),
+        ("extra.ts", _ADDED_TS.format("e"), True),  # a file added beside util.ts
+        ("extra.ts", None, True),  # removed: the census kept, stale (it still holds e)
+        # a function added after the removal: the stale census still tells the Python file's identities
+        ("util.ts", util + "".join(_ADDED_TS.format(f"h{n}") for n in ("", 2, 3, 4)), True),
+        # e put back (the Python facts back in the cache): the stale census holds its key, so every file is
+        # linked, and a census made of them
+        ("extra.ts", _ADDED_TS.format("e"), True),
         ("util.py", _APART["util.py"] + "\n\ndef h():\n    return 2\n", False),  # h's identity is taken
     ]
-    for path, text, fast_path in edits:
-        if path == "util.py":
+    for at, (path, text, fast_path) in enumerate(edits):
+        if path == "extra.ts" and text is not None and at > 6:
             _remember(fast_store, forgotten)  # the file's facts then: else the general path parses it
         for tree in (fast, slow):
-            (tree / path).write_text(text, encoding="utf-8")
+            if text is None:
+                (tree / path).unlink()
+            else:
+                (tree / path).write_text(text, encoding="utf-8")
         made, kept = _taken(fast, fast_store, monkeypatch)
         done = _general(monkeypatch)
         general = _update(slow, slow_store)
