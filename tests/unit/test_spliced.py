@@ -103,6 +103,38 @@ def test_a_spliced_graph_is_the_graph_a_fresh_map_makes(
         assert spliced_once[0], steps[0]  # a first edit of imports alone, in a file no package shares
 
 
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    rounds=st.lists(
+        st.lists(
+            st.tuples(st.sampled_from(sorted(VARIANTS)), st.integers(min_value=0, max_value=3)),
+            min_size=2,
+            max_size=4,
+        ),
+        min_size=1,
+        max_size=3,
+    )
+)
+def test_several_files_changed_added_and_removed_before_one_check_splice_as_a_fresh_map_makes(
+    tmp_path_factory: pytest.TempPathFactory, rounds: list[list[tuple[str, int]]]
+) -> None:
+    """Several of those edits between two checks (imports edited, files added and removed, in one language
+    or several, as one commit makes them): each check's graph is a fresh map's, spliced or not."""
+    root = tmp_path_factory.mktemp("together") / "tree"
+    shop.make(root)
+    cache = FactsCache(root.parent / "s.codefacts")
+    try:
+        kept_or_mapped([root], cache, reads="imports")
+        for steps in rounds:
+            for path, n in steps:
+                texts = VARIANTS[path]
+                write(root, path, texts[n % len(texts)])
+            state = kept_or_mapped([root], cache, reads="imports")
+            assert state.graph == tree_state([root], FactsCache(None), reads="imports").graph, steps
+    finally:
+        cache.close()
+
+
 def test_a_language_whose_imports_link_by_name_reads_no_declaration_of_other_files() -> None:
     """``Language.imports_by_name`` (the splice links against the kept graph's module names) holds of a
     language whose link of imports reads nothing of other files' declarations."""
