@@ -48,18 +48,25 @@ class ElementRows:
 
     def holding(self, key: str, ids: Collection[str]) -> set[str] | None:
         """The files whose elements (``TreeIndex.elements``, under ``key``) hold one of ``ids``: every file
-        with an edge that ends at one of those nodes (``file_elements``); None when unreadable."""
+        with an edge that ends at one of those nodes (``file_elements``); None when unreadable. Only the rows
+        whose JSON holds one of the ids as a string (``"id"``) are read: parsing every file's row took 0.35 s
+        of a TypeScript file's removal at 50,000 files."""
         if self._db is None:
             return None
         wanted = set(ids)
+        marks = [orjson.dumps(i) for i in sorted(wanted)]
         found: set[str] = set()
         try:
-            for path, data in self._db.execute("SELECT path, data FROM tree_elements WHERE key = ?", (key,)):
-                held = orjson.loads(data)
-                if not isinstance(held, list):
-                    raise ValueError("a file's elements are not a list of ids")
-                if not wanted.isdisjoint(held):
-                    found.add(path)
+            for start in range(0, len(marks), _MARKS):
+                chunk = marks[start : start + _MARKS]
+                holds = " OR ".join("instr(data, ?) > 0" for _ in chunk)
+                query = f"SELECT path, data FROM tree_elements WHERE key = ? AND ({holds})"
+                for path, data in self._db.execute(query, (key, *chunk)):
+                    held = orjson.loads(data)
+                    if not isinstance(held, list):
+                        raise ValueError("a file's elements are not a list of ids")
+                    if not wanted.isdisjoint(held):
+                        found.add(path)
         except (sqlite3.Error, orjson.JSONDecodeError, ValueError, TypeError) as exc:
             log.warning("code_tree_index_unreadable", path=str(self.path), error=str(exc))
             return None
@@ -85,5 +92,8 @@ class ElementRows:
         except sqlite3.Error as exc:
             log.warning("code_tree_index_write_failed", path=str(self.path), error=str(exc))
 
+
+_MARKS = 500
+"""Ids sought per query (SQLite binds at most 32,766 values)."""
 
 __all__ = ["ElementRows"]
