@@ -100,9 +100,11 @@ def _reaching(
     (``FactsCache.mentioning``), and the configuration files'; of the others, every file's. None when a file's
     facts are gone from the cache, or a configuration file names a moved file."""
     words = set().union(*(_words(m) for m in moved))
-    sought = [p for p in wanted if p in named and not is_config(p)]
+    # many words (a commit of many files): every file's facts read, rather than searched for each word
+    sought = [p for p in wanted if p in named and not is_config(p)] if len(words) <= _MOST_WORDS else []
     found = cache.mentioning([keys[p][1] for p in sought], words, bodies=False)
-    rest = [p for p in wanted if p not in named or is_config(p)]
+    searched = set(sought)
+    rest = [p for p in wanted if p not in searched]
     read = cache.get_many([keys[p][1] for p in rest], bodies=False)
     if found is None or any(f is None for f in read):
         return None
@@ -114,30 +116,41 @@ def _reaching(
 
 def imports_reach(facts: Sequence[FileFacts], moved: Sequence[FileFacts]) -> set[str] | None:
     """The files of ``facts`` whose imports may find one of the files ``moved`` (added or removed) or, without
-    it, find something else: each import written with a part (between dots and slashes) that is one of its
-    words (``_words``), or, for a file named ``index``, a path ending in a folder (``"."``, ``"../"``). None
-    when a configuration file of its language names the moved file (``package.json``'s ``main``,
-    ``tsconfig.json``'s ``paths``): what it resolves to may change another way."""
-    reach: set[str] = set()
+    it, find something else: each import written with a part (between dots and slashes) that is one of the
+    words of a moved file of its language (``_words``), or, when one is named ``index``, a path ending in a
+    folder (``"."``, ``"../"``). None when a configuration file of its language names a moved file
+    (``package.json``'s ``main``, ``tsconfig.json``'s ``paths``): what it resolves to may change another
+    way. One pass over the files, whatever the number of files moved."""
+    words: dict[str, set[str]] = {}
+    folders: set[str] = set()  # the languages of a moved ``index`` file
+    stems: dict[str, set[str]] = {}
     for m in moved:
-        words = _words(m)
+        words.setdefault(m.language, set()).update(_words(m))
         stem = m.path.rpartition("/")[2].partition(".")[0]
-        named = re.compile(rf"(?<![\w$-]){re.escape(stem)}(?![\w$-])")
-        for f in facts:
-            if f.language != m.language or f.path in reach:
-                continue
-            if f.config is not None:
-                if named.search(repr(f.config)):
-                    return None
-                continue
-            for i in f.imports:
-                parts = set(_PARTS.split(i.target))
-                if i.source:
-                    parts.update(_PARTS.split(i.source))
-                folder_import = i.target.startswith(".") and i.target.endswith((".", "/"))
-                if parts & words or (stem == INDEX and folder_import):
-                    reach.add(f.path)
-                    break
+        stems.setdefault(m.language, set()).add(stem)
+        if stem == INDEX:
+            folders.add(m.language)
+    named = {
+        language: re.compile("|".join(rf"(?<![\w$-]){re.escape(stem)}(?![\w$-])" for stem in sorted(mine)))
+        for language, mine in stems.items()
+    }
+    reach: set[str] = set()
+    for f in facts:
+        mine = words.get(f.language)
+        if mine is None:
+            continue
+        if f.config is not None:
+            if named[f.language].search(repr(f.config)):
+                return None
+            continue
+        for i in f.imports:
+            parts = set(_PARTS.split(i.target))
+            if i.source:
+                parts.update(_PARTS.split(i.source))
+            folder_import = i.target.startswith(".") and i.target.endswith((".", "/"))
+            if not parts.isdisjoint(mine) or (folder_import and f.language in folders):
+                reach.add(f.path)
+                break
     return reach
 
 
@@ -153,6 +166,8 @@ def _words(m: FileFacts) -> set[str]:
     return {stem}
 
 
+_MOST_WORDS = 64
+"""The most words the facts are searched for (``FactsCache.mentioning``); with more, every file's are read."""
 _PARTS = re.compile(r"[./\\]")
 """What separates the parts of an import's target: a dotted name's dots, a path's slashes."""
 

@@ -177,3 +177,41 @@ def test_files_edited_beside_an_import_keep_their_edges_and_their_languages_are_
         assert state.graph == tree_state([root], FactsCache(None), reads="imports").graph
     finally:
         cache.close()
+
+
+def test_many_files_added_at_once_are_spliced_as_a_fresh_map_makes(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A commit of 40 Python and 40 TypeScript modules, each importing the one before (more names than the
+    facts are searched for: every file's facts are read), then half of them removed: spliced, in one pass over
+    the files, and each graph a fresh map's."""
+    root = tmp_path_factory.mktemp("many") / "tree"
+    shop.make(root)
+    cache = FactsCache(root.parent / "s.codefacts")
+    made: list[bool] = []
+    splice = kept.spliced_graph
+
+    def spliced(*args: Any, **kwargs: Any) -> Any:
+        found = splice(*args, **kwargs)
+        made.append(found is not None)
+        return found
+
+    monkeypatch.setattr(kept, "spliced_graph", spliced)
+    try:
+        kept_or_mapped([root], cache, reads="imports")
+        for n in range(40):
+            write(
+                root, f"shop/db/gen{n}.py", f"from shop.db import gen{n - 1}\n" if n else "import shop.util\n"
+            )
+            write(root, f"shop/web/gen{n}.ts", f"import {{ g }} from './gen{n - 1}';\nexport const g = 1;\n")
+        state = kept_or_mapped([root], cache, reads="imports")
+        assert made == [True]
+        assert state.graph == tree_state([root], FactsCache(None), reads="imports").graph
+        for n in range(0, 40, 2):
+            write(root, f"shop/db/gen{n}.py", None)
+            write(root, f"shop/web/gen{n}.ts", None)
+        state = kept_or_mapped([root], cache, reads="imports")
+        assert made[-1]
+        assert state.graph == tree_state([root], FactsCache(None), reads="imports").graph
+    finally:
+        cache.close()
