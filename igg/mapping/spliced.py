@@ -72,6 +72,13 @@ def spliced_graph(
             return None
         facts.update(reached[0])
         linking |= reached[1]
+        # the file that now states first what a removed file stated first (its package's CONTAINS)
+        restating = sorted(_restating(order, removed) - linking)
+        found = cache.get_many([keys[p][1] for p in restating], bodies=False)
+        if any(f is None for f in found):
+            return None
+        facts.update(zip(restating, found, strict=True))
+        linking.update(restating)
     read = [p for p in wanted if p not in facts]
     cached = cache.get_many([keys[p][1] for p in read], bodies=False)
     if any(f is None for f in cached):
@@ -112,6 +119,24 @@ def _reaching(
     facts.update((p, f) for p, f in zip(rest, read, strict=True) if f is not None)
     reach = imports_reach(list(facts.values()), moved)
     return (facts, reach) if reach is not None else None
+
+
+def _restating(order: Sequence[str], removed: Mapping[str, FileFacts]) -> set[str]:
+    """For each file ``removed`` that came first of its folder and language in the walk, the first one now
+    (in the walk's ``order``): the one that states first, now, the edges every file of its package states
+    (its package's ``CONTAINS`` of the package, up to the top), which the removed one stated first
+    (``_in_place``). A walk reads a folder's files by name, before its subfolders, and the folder of a file
+    removed keeps one of its language (``touched.alone``)."""
+    firsts: dict[tuple[str, str | None], str] = {}
+    for path in order:
+        if not is_config(path):
+            firsts.setdefault((path.rpartition("/")[0], language_of(path)), path)
+    found = set()
+    for path in removed:
+        first = firsts.get((path.rpartition("/")[0], language_of(path)))
+        if first is not None and path.rpartition("/")[2] < first.rpartition("/")[2]:
+            found.add(first)
+    return found
 
 
 def imports_reach(facts: Sequence[FileFacts], moved: Sequence[FileFacts]) -> set[str] | None:
