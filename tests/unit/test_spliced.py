@@ -5,6 +5,7 @@ over random sequences of such edits in three languages, to the graph a fresh map
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -55,6 +56,27 @@ VARIANTS = {
 }
 
 
+def spied(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Whether each splice of the kept graph (``kept.spliced_graph``) made a graph, in order."""
+    made: list[bool] = []
+    splice = kept.spliced_graph
+
+    def spliced(*args: Any, **kwargs: Any) -> Any:
+        found = splice(*args, **kwargs)
+        made.append(found is not None)
+        return found
+
+    monkeypatch.setattr(kept, "spliced_graph", spliced)
+    return made
+
+
+def kept_shop(tmp_path_factory: pytest.TempPathFactory, name: str) -> tuple[Path, FactsCache]:
+    """The shop's tree in a folder of its own, and a facts cache on disk beside it."""
+    root = tmp_path_factory.mktemp(name) / "tree"
+    shop.make(root)
+    return root, FactsCache(root.parent / "s.codefacts")
+
+
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     steps=st.lists(
@@ -73,19 +95,9 @@ def test_a_spliced_graph_is_the_graph_a_fresh_map_makes(
     import added, removed or moved to another line), checked with the kept graph: spliced, not linked again
     (but where the edited file was the first to state an edge another file may state too: a Go package's
     ``CONTAINS`` of the package it imports), and equal to a fresh map's graph of imports."""
-    root = tmp_path_factory.mktemp("spliced") / "tree"
-    shop.make(root)
-    cache = FactsCache(root.parent / "s.codefacts")
-    made: list[bool] = []
+    root, cache = kept_shop(tmp_path_factory, "spliced")
+    made = spied(monkeypatch)
     spliced_once: list[bool] = []
-    splice = kept.spliced_graph
-
-    def spliced(*args: Any, **kwargs: Any) -> Any:
-        found = splice(*args, **kwargs)
-        made.append(found is not None)
-        return found
-
-    monkeypatch.setattr(kept, "spliced_graph", spliced)
     try:
         kept_or_mapped([root], cache, reads="imports")
         for path, n in steps:
@@ -185,18 +197,8 @@ def test_many_files_added_at_once_are_spliced_as_a_fresh_map_makes(
     """A commit of 40 Python and 40 TypeScript modules, each importing the one before (more names than the
     facts are searched for: every file's facts are read), then half of them removed: spliced, in one pass over
     the files, and each graph a fresh map's."""
-    root = tmp_path_factory.mktemp("many") / "tree"
-    shop.make(root)
-    cache = FactsCache(root.parent / "s.codefacts")
-    made: list[bool] = []
-    splice = kept.spliced_graph
-
-    def spliced(*args: Any, **kwargs: Any) -> Any:
-        found = splice(*args, **kwargs)
-        made.append(found is not None)
-        return found
-
-    monkeypatch.setattr(kept, "spliced_graph", spliced)
+    root, cache = kept_shop(tmp_path_factory, "many")
+    made = spied(monkeypatch)
     try:
         kept_or_mapped([root], cache, reads="imports")
         for n in range(40):
@@ -224,19 +226,9 @@ def test_a_folders_first_file_removed_is_spliced_with_the_file_that_states_its_p
     file of it states that edge; the graph keeps the first one's): removed, it is spliced with the file next
     in its folder, which states it now (``_restating``), where the splice gave up and every file was linked
     again (7.1 s after the bench's first TypeScript file of a folder was removed at 50,000 files)."""
-    root = tmp_path_factory.mktemp("first") / "tree"
-    shop.make(root)
+    root, cache = kept_shop(tmp_path_factory, "first")
     write(root, "shop/tool/lib/extra.go", shop.ADDED["new go file"][1])  # before lib.go in the walk
-    cache = FactsCache(root.parent / "s.codefacts")
-    made: list[bool] = []
-    splice = kept.spliced_graph
-
-    def spliced(*args: Any, **kwargs: Any) -> Any:
-        found = splice(*args, **kwargs)
-        made.append(found is not None)
-        return found
-
-    monkeypatch.setattr(kept, "spliced_graph", spliced)
+    made = spied(monkeypatch)
     try:
         kept_or_mapped([root], cache, reads="imports")
         for path in ("shop/web/app.ts", "shop/tool/lib/extra.go"):  # each its folder's first of its language
