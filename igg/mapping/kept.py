@@ -165,9 +165,8 @@ def kept_state(
         return None
     added: list[Added] = []
     gone: list[str] = []
-    kept.index.listings = (
-        kept.listings
-    )  # a folder listed otherwise: the files added to it and removed from it
+    # a folder listed otherwise than kept: the files added to it and removed from it, read as the walk reads
+    kept.index.listings = kept.listings
     changed = kept.index.changed(added=added, removed=gone)
     if changed is None:
         return None
@@ -208,6 +207,13 @@ def kept_state(
     )
 
 
+ReadAgain = tuple[
+    list[SourceFile], list[FileFacts | None], list[FileFacts], list[tuple[str | None, str]], int
+]
+"""The files changed in place read again (``_read_again``): their sources, facts then and now, keys, and how
+many were parsed."""
+
+
 def _read_again(
     paths: list[Path],
     kept: _Kept,
@@ -215,9 +221,7 @@ def _read_again(
     changed: Sequence[Changed],
     reads: Reads,
     max_bytes: int,
-) -> (
-    tuple[list[SourceFile], list[FileFacts | None], list[FileFacts], list[tuple[str | None, str]], int] | None
-):
+) -> ReadAgain | None:
     """The files ``changed`` in place that the walk read, read again as it reads them: their sources, their
     facts in the kept graph and now, the keys of those now and how many were parsed; None when one may change
     the walk (a file it skipped that it reads now, an ignore file) or names its module otherwise."""
